@@ -1,0 +1,32 @@
+# Fracti API. Quick start: `make run`, then `make test`.
+
+.PHONY: run test generate build bench fuzz check stop-dynamodb help
+
+run: ## Serve on DynamoDB Local at :8080 with the Playground at / (prints a demo token)
+	scripts/run.sh
+
+test: ## go vet + every test with -race against a throwaway in-memory DynamoDB Local
+	scripts/test.sh
+
+generate: ## Regenerate GraphQL code from schema.graphqls
+	go tool gqlgen generate
+
+build: ## Build the server binary into bin/
+	go build -o bin/fracti-api .
+
+bench: ## Benchmarks (DynamoDB calls and allocations per operation)
+	BENCH=1 scripts/test.sh -run '^$$' -bench . -benchmem
+
+fuzz: ## Run each fuzz test of the money package for 30s
+	for f in $$(go test ./money -list 'Fuzz.*' | grep ^Fuzz); do go test ./money -run '^$$' -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
+
+check: ## gofmt, go vet and generated code in step with the schema
+	test -z "$$(gofmt -l $$(git ls-files '*.go'))"
+	go vet ./...
+	go tool gqlgen generate && git diff --exit-code -- graph
+
+stop-dynamodb: ## Stop the DynamoDB Local that `make run` started
+	scripts/dynamodb-local.sh stop .local/dynamodb-data/dynamodb-local.pid
+
+help:
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'

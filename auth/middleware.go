@@ -1,0 +1,231 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxSeenUsers bounds the recorded-profile cache; clearing it when full only
+// costs one extra profile write per active user.
+const maxSeenUsers = 10_000
+
+const usageHint = `use "tma <initData>" or "Bearer <token>"`
+
+var (
+	// ErrAuthUnavailable means the server could not finish checking credentials
+	// (e.g. the database is down); it is not the caller's fault. Its message
+	// includes the internal cause, so log it rather than show it to clients.
+	ErrAuthUnavailable = errors.New("authentication is temporarily unavailable")
+	// ErrAuthorizationHeader means the Authorization header is not "tma <initData>" or "Bearer <token>".
+	ErrAuthorizationHeader = errors.New("invalid Authorization header")
+)
+
+// TokenLookup finds the owner of a personal access token; the store implements it.
+type TokenLookup interface {
+	// LookupToken returns the identity a token hash belongs to, or ErrTokenUnknown.
+	LookupToken(ctx context.Context, hash string) (Identity, error)
+}
+
+// UserRecorder keeps the profiles of Telegram users; the store implements it.
+type UserRecorder interface {
+	// RecordTelegramUser stores or updates the profile of a user who signed in with init data.
+	RecordTelegramUser(ctx context.Context, u TelegramUser) error
+}
+
+// Authenticator turns Authorization headers into identities; use it through a pointer and do not copy it.
+type Authenticator struct {
+	BotToken string           // empty: "tma" credentials are rejected with ErrTelegramNotConfigured
+	MaxAge   time.Duration    // 0 means DefaultMaxAge
+	Tokens   TokenLookup      // required for "Bearer" credentials
+	Users    UserRecorder     // may be nil
+	Now      func() time.Time // nil means time.Now
+
+	mu   sync.Mutex
+	seen map[int64]seenProfile // user id -> last profile recorded by this process
+}
+
+// seenProfile is what a profile write is skipped for: the fields the store
+// keeps, plus the auth_date they were signed at.
+type seenProfile struct {
+	firstName, lastName, username, photoURL string
+	authDate                                time.Time
+}
+
+// Authenticate checks an Authorization header value: "" gives a zero Identity
+// and nil error (anonymous); anything else gives an identity or an error.
+func (a *Authenticator) Authenticate(ctx context.Context, header string) (Identity, error) {
+	if header == "" {
+		return Identity{}, nil
+	}
+	scheme, cred, err := splitAuthorization(header)
+	if err != nil {
+		return Identity{}, err
+	}
+	if scheme == "tma" {
+		return a.authenticateTelegram(ctx, cred)
+	}
+	return a.authenticateToken(ctx, cred)
+}
+
+// Middleware puts the request's Identity, or the reason its credentials were
+// rejected (see FailureFrom), on the request context and always calls next,
+// so the GraphQL layer can report failures as GraphQL errors.
+func (a *Authenticator) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var (
+			id  Identity
+			err error
+		)
+		// Two headers (e.g. one added by a proxy) are ambiguous: refuse to pick one.
+		if values := r.Header.Values("Authorization"); len(values) > 1 {
+			err = &authError{ErrAuthorizationHeader, "send a single Authorization header"}
+		} else {
+			id, err = a.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		}
+		switch {
+		case err != nil:
+			r = r.WithContext(WithFailure(r.Context(), err))
+		case id.UserID != 0:
+			r = r.WithContext(WithIdentity(r.Context(), id))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// splitAuthorization returns the lowercased scheme ("tma" or "bearer") and the credential.
+func splitAuthorization(header string) (scheme, cred string, err error) {
+	h := strings.Trim(header, " \t")
+	i := strings.IndexAny(h, " \t")
+	if i < 0 {
+		scheme, cred = h, ""
+	} else {
+		scheme, cred = h[:i], strings.TrimLeft(h[i:], " \t")
+	}
+	switch {
+	case strings.EqualFold(scheme, "tma"):
+		if cred == "" {
+			return "", "", &authError{ErrAuthorizationHeader,
+				`Authorization header has no init data after "tma" (Telegram.WebApp.initData is empty outside Telegram)`}
+		}
+		return "tma", cred, nil
+	case strings.EqualFold(scheme, "bearer"):
+		if cred == "" {
+			return "", "", &authError{ErrAuthorizationHeader, `Authorization header has no token after "Bearer"`}
+		}
+		return "bearer", cred, nil
+	case h == "":
+		return "", "", &authError{ErrAuthorizationHeader, "Authorization header is empty: " + usageHint}
+	case i < 0 && strings.HasPrefix(h, TokenPrefix):
+		return "", "", &authError{ErrAuthorizationHeader, `Authorization header lacks the "Bearer " before the access token`}
+	case i < 0:
+		// Do not echo the value: it may well be a secret.
+		return "", "", &authError{ErrAuthorizationHeader, `Authorization header must be "tma <initData>" or "Bearer <token>"`}
+	default:
+		return "", "", &authError{ErrAuthorizationHeader,
+			fmt.Sprintf("unsupported Authorization scheme %s: %s", quoteShort(scheme), usageHint)}
+	}
+}
+
+func (a *Authenticator) authenticateTelegram(ctx context.Context, raw string) (Identity, error) {
+	data, err := ValidateInitData(raw, a.BotToken, a.MaxAge, a.now())
+	if err != nil {
+		return Identity{}, err
+	}
+	u := data.User
+	if err := a.recordUser(ctx, u, data.AuthDate); err != nil {
+		return Identity{}, fmt.Errorf("%w: recording Telegram user: %w", ErrAuthUnavailable, err)
+	}
+	return Identity{
+		UserID:   u.ID,
+		Name:     u.DisplayName(),
+		Username: u.Username,
+		PhotoURL: u.PhotoURL,
+		Method:   MethodTelegram,
+	}, nil
+}
+
+// recordUser writes u's profile unless this process already wrote it, so
+// sign-ins cost one write per profile change rather than one per request.
+func (a *Authenticator) recordUser(ctx context.Context, u TelegramUser, authDate time.Time) error {
+	if a.Users == nil {
+		return nil
+	}
+	p := seenProfile{u.FirstName, u.LastName, u.Username, u.PhotoURL, authDate}
+
+	a.mu.Lock()
+	last, ok := a.seen[u.ID]
+	if ok && (last.sameFields(p) || authDate.Before(last.authDate)) {
+		// Same profile, or older init data (e.g. a stale tab) that must not
+		// overwrite a newer name with an outdated one.
+		if authDate.After(last.authDate) {
+			last.authDate = authDate
+			a.seen[u.ID] = last
+		}
+		a.mu.Unlock()
+		return nil
+	}
+	a.mu.Unlock()
+
+	// Concurrent first requests may both write; the store's upsert makes that harmless.
+	if err := a.Users.RecordTelegramUser(ctx, u); err != nil {
+		return err
+	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.seen[u.ID]; a.seen == nil || (!ok && len(a.seen) >= maxSeenUsers) {
+		a.seen = make(map[int64]seenProfile)
+	}
+	if last, ok := a.seen[u.ID]; !ok || !authDate.Before(last.authDate) {
+		a.seen[u.ID] = p
+	}
+	return nil
+}
+
+func (p seenProfile) sameFields(q seenProfile) bool {
+	return p.firstName == q.firstName && p.lastName == q.lastName &&
+		p.username == q.username && p.photoURL == q.photoURL
+}
+
+func (a *Authenticator) authenticateToken(ctx context.Context, token string) (Identity, error) {
+	if err := checkToken(token); err != nil {
+		return Identity{}, err
+	}
+	if a.Tokens == nil {
+		return Identity{}, fmt.Errorf("%w: no token store is configured", ErrAuthUnavailable)
+	}
+	id, err := a.Tokens.LookupToken(ctx, HashToken(token))
+	switch {
+	case errors.Is(err, ErrTokenUnknown):
+		// The bare sentinel: the store's wrapping may hold internal detail.
+		return Identity{}, ErrTokenUnknown
+	case err != nil:
+		return Identity{}, fmt.Errorf("%w: looking up access token: %w", ErrAuthUnavailable, err)
+	case id.UserID <= 0:
+		return Identity{}, fmt.Errorf("%w: token store returned no user id", ErrAuthUnavailable)
+	}
+	id.Method = MethodToken
+	return id, nil
+}
+
+func (a *Authenticator) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+// authError is a client-facing failure whose whole message is written for
+// the client, while errors.Is still sees its sentinel.
+type authError struct {
+	sentinel error
+	msg      string
+}
+
+func (e *authError) Error() string { return e.msg }
+func (e *authError) Unwrap() error { return e.sentinel }

@@ -1,0 +1,251 @@
+package auth
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultMaxAge is how old init data may be when no maximum age is configured.
+const DefaultMaxAge = 24 * time.Hour
+
+const (
+	// maxClockSkew tolerates a server clock slightly behind Telegram's.
+	maxClockSkew = 30 * time.Second
+	// maxInitDataLen bounds the work an unauthenticated caller can cause;
+	// real init data is well under 2 KiB.
+	maxInitDataLen = 16 << 10
+	// hashHexLen is the length of a hex-encoded HMAC-SHA256.
+	hashHexLen = 2 * sha256.Size
+)
+
+// Sentinel errors of ValidateInitData; returned errors wrap them with details.
+var (
+	// ErrInitDataMalformed means the init data is not a well-formed, signed query string.
+	ErrInitDataMalformed = errors.New("init data is malformed")
+	// ErrInitDataSignature means the hash does not match the data and the bot token.
+	ErrInitDataSignature = errors.New("init data signature is invalid (was it signed with this bot's token?)")
+	// ErrInitDataExpired means auth_date is older than the allowed maximum age.
+	ErrInitDataExpired = errors.New("init data expired")
+	// ErrInitDataFuture means auth_date lies further in the future than clock skew explains.
+	ErrInitDataFuture = errors.New("init data auth_date is in the future")
+	// ErrInitDataNoUser means the init data does not name a user with a valid id.
+	ErrInitDataNoUser = errors.New("init data has no user")
+	// ErrTelegramNotConfigured means the server has no bot token to check init data with.
+	ErrTelegramNotConfigured = errors.New("Telegram sign-in is not configured on this server")
+)
+
+// TelegramUser is the user object Telegram puts in the init data's user field.
+type TelegramUser struct {
+	ID           int64  `json:"id"`
+	FirstName    string `json:"first_name"`
+	LastName     string `json:"last_name"`
+	Username     string `json:"username"`
+	PhotoURL     string `json:"photo_url"`
+	LanguageCode string `json:"language_code"`
+}
+
+// DisplayName returns the first and last name joined by a space, trimmed.
+func (u TelegramUser) DisplayName() string {
+	first := strings.TrimSpace(u.FirstName)
+	last := strings.TrimSpace(u.LastName)
+	switch {
+	case first == "":
+		return last
+	case last == "":
+		return first
+	default:
+		return first + " " + last
+	}
+}
+
+// InitData is the validated content of Telegram Mini App init data.
+type InitData struct {
+	User         TelegramUser
+	AuthDate     time.Time
+	QueryID      string
+	ChatInstance string
+	ChatType     string
+	StartParam   string
+}
+
+// ValidateInitData checks raw init data against botToken as Telegram specifies
+// and returns its content; maxAge <= 0 means DefaultMaxAge.
+func ValidateInitData(raw, botToken string, maxAge time.Duration, now time.Time) (InitData, error) {
+	// An empty token would make the secret key public, so anyone could sign.
+	if botToken == "" {
+		return InitData{}, ErrTelegramNotConfigured
+	}
+	if maxAge <= 0 {
+		maxAge = DefaultMaxAge
+	}
+	fields, gotHash, err := parseInitData(raw)
+	if err != nil {
+		return InitData{}, err
+	}
+	if !hmac.Equal(gotHash, initDataMAC(fields, botToken)) {
+		return InitData{}, ErrInitDataSignature
+	}
+
+	// From here on the fields are known to come from Telegram.
+	authDate, err := parseAuthDate(fields)
+	if err != nil {
+		return InitData{}, err
+	}
+	if authDate.After(now.Add(maxClockSkew)) {
+		return InitData{}, fmt.Errorf("%w (is the server clock right?)", ErrInitDataFuture)
+	}
+	if now.Sub(authDate) > maxAge {
+		return InitData{}, fmt.Errorf("%w: auth_date is older than %s", ErrInitDataExpired, maxAge)
+	}
+
+	rawUser, ok := fields["user"]
+	if !ok {
+		return InitData{}, fmt.Errorf("%w: the user field is missing", ErrInitDataNoUser)
+	}
+	var user TelegramUser
+	if err := json.Unmarshal([]byte(rawUser), &user); err != nil {
+		return InitData{}, fmt.Errorf("%w: user is not a valid JSON object", ErrInitDataMalformed)
+	}
+	if user.ID <= 0 {
+		return InitData{}, fmt.Errorf("%w: user.id is missing", ErrInitDataNoUser)
+	}
+
+	return InitData{
+		User:         user,
+		AuthDate:     authDate,
+		QueryID:      fields["query_id"],
+		ChatInstance: fields["chat_instance"],
+		ChatType:     fields["chat_type"],
+		StartParam:   fields["start_param"],
+	}, nil
+}
+
+// SignInitData adds a correct hash for botToken to fields and returns the
+// encoded query string; only the first value of each key is used.
+func SignInitData(fields url.Values, botToken string) string {
+	flat := make(map[string]string, len(fields))
+	for k, vs := range fields {
+		if k == "hash" || len(vs) == 0 {
+			continue
+		}
+		flat[k] = vs[0]
+	}
+	out := make(url.Values, len(flat)+1)
+	for k, v := range flat {
+		out.Set(k, v)
+	}
+	out.Set("hash", hex.EncodeToString(initDataMAC(flat, botToken)))
+	return out.Encode()
+}
+
+// parseInitData splits raw into its decoded fields (without hash) and the
+// decoded hash, rejecting anything that could make the data-check-string ambiguous.
+func parseInitData(raw string) (map[string]string, []byte, error) {
+	if raw == "" {
+		return nil, nil, fmt.Errorf("%w: it is empty (send Telegram.WebApp.initData unchanged)", ErrInitDataMalformed)
+	}
+	if len(raw) > maxInitDataLen {
+		return nil, nil, fmt.Errorf("%w: it is longer than %d bytes", ErrInitDataMalformed, maxInitDataLen)
+	}
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: not a URL query string: %v", ErrInitDataMalformed, err)
+	}
+	fields := make(map[string]string, len(values))
+	for k, vs := range values {
+		switch {
+		case len(vs) > 1:
+			return nil, nil, fmt.Errorf("%w: field %s appears more than once", ErrInitDataMalformed, quoteShort(k))
+		case k == "":
+			return nil, nil, fmt.Errorf("%w: a field has an empty name", ErrInitDataMalformed)
+		// A line break or "=" inside a field would let two different field
+		// sets produce the same data-check-string; Telegram never sends them.
+		case strings.ContainsAny(k, "=\n"), strings.Contains(vs[0], "\n"):
+			return nil, nil, fmt.Errorf("%w: field %s contains a line break or \"=\"", ErrInitDataMalformed, quoteShort(k))
+		}
+		fields[k] = vs[0]
+	}
+
+	hexHash, ok := fields["hash"]
+	if !ok || hexHash == "" {
+		return nil, nil, fmt.Errorf("%w: hash is missing", ErrInitDataMalformed)
+	}
+	delete(fields, "hash")
+	if !isLowerHex(hexHash, hashHexLen) {
+		return nil, nil, fmt.Errorf("%w: hash must be %d lowercase hex characters", ErrInitDataMalformed, hashHexLen)
+	}
+	hash, err := hex.DecodeString(hexHash)
+	if err != nil { // unreachable after isLowerHex, kept as a guard
+		return nil, nil, fmt.Errorf("%w: hash is not hex", ErrInitDataMalformed)
+	}
+	return fields, hash, nil
+}
+
+// parseAuthDate reads the signed auth_date field.
+func parseAuthDate(fields map[string]string) (time.Time, error) {
+	v, ok := fields["auth_date"]
+	if !ok {
+		return time.Time{}, fmt.Errorf("%w: auth_date is missing", ErrInitDataMalformed)
+	}
+	sec, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || sec <= 0 {
+		return time.Time{}, fmt.Errorf("%w: auth_date must be a unix time in seconds", ErrInitDataMalformed)
+	}
+	return time.Unix(sec, 0).UTC(), nil
+}
+
+// initDataMAC computes Telegram's init data hash over fields (which must not contain hash).
+func initDataMAC(fields map[string]string, botToken string) []byte {
+	var b strings.Builder
+	for i, k := range slices.Sorted(maps.Keys(fields)) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(fields[k])
+	}
+	secret := hmacSHA256([]byte("WebAppData"), []byte(botToken))
+	return hmacSHA256(secret, []byte(b.String()))
+}
+
+func hmacSHA256(key, msg []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(msg)
+	return m.Sum(nil)
+}
+
+// isLowerHex reports whether s is exactly n lowercase hex digits; Telegram
+// always sends lowercase, so anything else is a client bug worth surfacing.
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteShort quotes client-supplied text for an error message, cut short so
+// a hostile client cannot make us echo (or log) large payloads.
+func quoteShort(s string) string {
+	const maxRunes = 32
+	if r := []rune(s); len(r) > maxRunes {
+		return strconv.Quote(string(r[:maxRunes])) + "…"
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/fracti/api/auth"
+	"github.com/fracti/api/money"
+	"github.com/fracti/api/store"
+)
+
+// tokenCommand: `token create --user <telegramId> --name <display name>`
+// prints a new personal access token. Only its SHA-256 hash is stored, so
+// this is the one time it can be seen.
+func tokenCommand(ctx context.Context, cfg config, args []string) error {
+	if len(args) == 0 || args[0] != "create" {
+		return errors.New("usage: token create --user <telegramId> --name <display name> [--username <name>] [--label <what it is for>]")
+	}
+	fs := flag.NewFlagSet("token create", flag.ContinueOnError)
+	userID := fs.String("user", "", "Telegram user id of the token's owner (required)")
+	name := fs.String("name", "", "the user's display name (required)")
+	username := fs.String("username", "", "the user's Telegram @username, without @")
+	label := fs.String("label", "", "what the token is for, e.g. \"CI bot\"")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if id, err := strconv.ParseInt(*userID, 10, 64); err != nil || id <= 0 {
+		return errors.New("--user must be a Telegram user id (a positive integer)")
+	}
+	if strings.TrimSpace(*name) == "" {
+		return errors.New("--name is required")
+	}
+	s, err := openStore(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	token, err := createToken(ctx, s, store.Token{UserID: *userID, Name: strings.TrimSpace(*name), Username: *username, Label: *label})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "Created an access token for user %s. It is shown only now; send it as:\n  Authorization: Bearer <token>\n", *userID)
+	fmt.Println(token)
+	return nil
+}
+
+func createToken(ctx context.Context, s *store.Store, t store.Token) (string, error) {
+	token, err := auth.NewToken()
+	if err != nil {
+		return "", err
+	}
+	t.Hash = auth.HashToken(token)
+	if _, err := s.CreateToken(ctx, t); err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// Demo users of `make run`.
+const (
+	demoUser  = "100000001"
+	aliceUser = "100000002"
+	bobUser   = "100000003"
+)
+
+// ensureDemo makes sure the local table has a demo user with an access token
+// (kept in tokenFile so it survives restarts) and a small demo group, and
+// returns the token.
+func ensureDemo(ctx context.Context, s *store.Store, tokenFile string) (string, error) {
+	if b, err := os.ReadFile(tokenFile); err == nil {
+		token := strings.TrimSpace(string(b))
+		if _, err := s.LookupToken(ctx, auth.HashToken(token)); err == nil {
+			return token, nil
+		}
+	}
+	token, err := createToken(ctx, s, store.Token{UserID: demoUser, Name: "Demo User", Username: "demo", Label: "make run"})
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(tokenFile), 0o700); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	groups, err := s.ListUserGroups(ctx, demoUser, store.PageArgs{First: 1})
+	if err != nil || len(groups.Items) > 0 {
+		return token, err
+	}
+	return token, seedDemoGroup(ctx, s)
+}
+
+// seedDemoGroup creates "Weekend trip" with three members, two expenses and
+// a pending settlement, so the Playground has something to show.
+func seedDemoGroup(ctx context.Context, s *store.Store) error {
+	usd := money.MustCurrency("USD")
+	g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "Weekend trip", Currency: usd,
+		Creator: store.NewMember{UserID: demoUser, Name: "Demo User", Username: "demo"}})
+	if err != nil {
+		return err
+	}
+	names := map[string]string{demoUser: "Demo User", aliceUser: "Alice Smith", bobUser: "Bob Jones"}
+	for _, u := range []string{aliceUser, bobUser} {
+		if _, _, err := s.JoinGroup(ctx, g.ID, store.NewMember{UserID: u, Name: names[u]}); err != nil {
+			return err
+		}
+	}
+	users := []string{demoUser, aliceUser, bobUser}
+	for _, e := range []struct{ payer, amount, what, category string }{
+		{aliceUser, "300.00", "Cabin", "lodging"},
+		{demoUser, "100.00", "Groceries", "food"},
+	} {
+		total, _ := money.ParseAmount(e.amount, usd)
+		parts, err := money.SplitEqual(total, len(users))
+		if err != nil {
+			return err
+		}
+		exp := store.Expense{GroupID: g.ID, PayerID: e.payer, PayerName: names[e.payer], Amount: total,
+			Description: e.what, Category: e.category, SplitType: store.SplitEqual, CreatedBy: e.payer}
+		for i, u := range users {
+			exp.Splits = append(exp.Splits, store.Split{UserID: u, UserName: names[u], Amount: parts[i]})
+		}
+		if _, err := s.CreateExpense(ctx, g.Title, exp); err != nil {
+			return err
+		}
+	}
+	amount, _ := money.ParseAmount("20.00", usd)
+	_, err = s.CreateSettlement(ctx, store.Settlement{GroupID: g.ID, FromUserID: bobUser, FromUserName: names[bobUser],
+		ToUserID: demoUser, ToUserName: names[demoUser], Amount: amount, Status: store.SettlementPending})
+	return err
+}
+
+func printWelcome(cfg config, token string) {
+	base := "http://localhost:" + cfg.Port
+	fmt.Fprintf(os.Stderr, `
+  Fracti API on DynamoDB Local (table %s)
+
+  Playground  %s/
+  Endpoint    %s/graphql
+
+  1. Open the Playground and paste this into its Headers tab:
+
+       {"Authorization": "Bearer %s"}
+
+  2. Run:
+
+       { me { name groups { nodes { id title memberCount expenses(first: 5) { nodes { description amount currency payer { name } } } } } } }
+
+  Or from a shell:
+
+       curl -s %s/graphql -H 'Authorization: Bearer %s' \
+         -H 'Content-Type: application/json' -d '{"query":"{ me { id name } }"}'
+
+`, cfg.Table, base, base, token, base, token)
+}

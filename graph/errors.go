@@ -1,0 +1,97 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/fracti/api/store"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Error codes in extensions.code.
+const (
+	CodeUnauthenticated = "UNAUTHENTICATED"
+	CodeForbidden       = "FORBIDDEN"
+	CodeNotFound        = "NOT_FOUND"
+	CodeBadUserInput    = "BAD_USER_INPUT"
+	CodeConflict        = "CONFLICT"
+	CodeInternal        = "INTERNAL_SERVER_ERROR"
+)
+
+func codedError(code, msg string) *gqlerror.Error {
+	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": code}}
+}
+
+// badInput names the input field at fault (a path such as "input.splits[2].amount").
+func badInput(field, format string, args ...any) *gqlerror.Error {
+	e := codedError(CodeBadUserInput, field+": "+fmt.Sprintf(format, args...))
+	e.Extensions["field"] = field
+	return e
+}
+
+func notFound(what string) *gqlerror.Error { return codedError(CodeNotFound, what+" not found") }
+
+func forbidden(msg string) *gqlerror.Error { return codedError(CodeForbidden, msg) }
+
+func conflict(msg string) *gqlerror.Error { return codedError(CodeConflict, msg) }
+
+func unauthenticated(msg string) *gqlerror.Error { return codedError(CodeUnauthenticated, msg) }
+
+// internalMessage is all a client learns of a failure on our side.
+const internalMessage = "internal server error; please retry later"
+
+// ErrorPresenter gives every error an extensions.code. Errors the resolvers
+// shaped pass as they are; the store's outcome errors map to their codes;
+// anything else is logged in full and shown as INTERNAL_SERVER_ERROR with
+// nothing internal in it (no DynamoDB text, no stack).
+func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+		var own *gqlerror.Error
+		if errors.As(err, &own) && own.Extensions["code"] != nil {
+			return gqlErr
+		}
+		if gqlErr.Extensions["code"] != nil && !errors.As(err, new(*internalError)) {
+			return gqlErr // gqlgen's own: parse and validation failures
+		}
+		switch {
+		case errors.Is(err, store.ErrBadCursor):
+			return withCode(gqlErr, CodeBadUserInput, "after: "+err.Error())
+		case errors.Is(err, store.ErrNotFound):
+			return withCode(gqlErr, CodeNotFound, "not found")
+		case errors.Is(err, store.ErrConflict):
+			return withCode(gqlErr, CodeConflict, err.Error())
+		case errors.Is(err, context.Canceled):
+			return withCode(gqlErr, CodeInternal, "request cancelled")
+		}
+		log.ErrorContext(ctx, "resolver failed", "path", gqlErr.Path.String(), "error", err)
+		return withCode(gqlErr, CodeInternal, internalMessage)
+	}
+}
+
+func withCode(e *gqlerror.Error, code, msg string) *gqlerror.Error {
+	e.Message = msg
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Extensions["code"] = code
+	return e
+}
+
+// internalError marks a failure that must be shown only as INTERNAL_SERVER_ERROR.
+type internalError struct{ err error }
+
+func (e *internalError) Error() string { return e.err.Error() }
+func (e *internalError) Unwrap() error { return e.err }
+
+// RecoverFunc turns a panic in a resolver into an INTERNAL_SERVER_ERROR for
+// that field instead of a dropped connection, and logs it.
+func RecoverFunc(log *slog.Logger) graphql.RecoverFunc {
+	return func(ctx context.Context, p any) error {
+		log.ErrorContext(ctx, "resolver panicked", "panic", p, "path", graphql.GetPath(ctx).String())
+		return codedError(CodeInternal, internalMessage)
+	}
+}

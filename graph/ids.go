@@ -1,0 +1,26 @@
+package graph
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Ids: a User's is the Telegram user id ("123456789"); a Group's, Expense's
+// and Settlement's a UUID; a Member's "<groupId>:<userId>"; a Split's and a
+// Share's "<expenseId>:<userId>". Apollo and urql key their caches by type
+// and id, so a user's memberships in two groups must not share an id.
+
+var (
+	telegramIDPattern = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
+	uuidPattern       = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+)
+
+func memberID(groupID, userID string) string { return groupID + ":" + userID }
+
+func partID(expenseID, userID string) string { return expenseID + ":" + userID }
+
+// parseMemberID splits a Member id; ok is false if id is not one.
+func parseMemberID(id string) (groupID, userID string, ok bool) {
+	groupID, userID, found := strings.Cut(id, ":")
+	return groupID, userID, found && uuidPattern.MatchString(groupID) && telegramIDPattern.MatchString(userID)
+}

@@ -1,0 +1,159 @@
+// Package httpapi is the API's HTTP face: the GraphQL endpoint with its
+// middleware (body limit, CORS, authentication, per-request loaders), the
+// Playground and the health check.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph"
+	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/store"
+	"github.com/rs/cors"
+)
+
+// Config is what the HTTP handler needs.
+type Config struct {
+	Store *store.Store
+	Log   *slog.Logger
+	// BotToken validates Telegram Mini App init data; empty disables `tma` sign-in.
+	BotToken string
+	// AuthMaxAge is how long init data stays valid after its auth_date (default 24h).
+	AuthMaxAge time.Duration
+	// CORSOrigins may call the API from a browser ("*" for any).
+	CORSOrigins []string
+	// MaxBodyBytes limits a request body (default 1 MiB).
+	MaxBodyBytes int64
+	// Playground serves GraphiQL at /.
+	Playground bool
+	// LoaderWait is the dataloaders' batch window (default loaders.DefaultWait).
+	LoaderWait time.Duration
+	// Now overrides the clock of init data validation (tests).
+	Now func() time.Time
+}
+
+// DefaultMaxBodyBytes is the default request body limit.
+const DefaultMaxBodyBytes = 1 << 20
+
+// requestTimeout caps one request, DynamoDB calls included.
+const requestTimeout = 30 * time.Second
+
+// New returns the complete HTTP handler:
+//
+//	/          GraphiQL Playground (when enabled)
+//	/graphql   the GraphQL endpoint
+//	/healthz   200 when the table is reachable
+func New(cfg Config) http.Handler {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.LoaderWait <= 0 {
+		cfg.LoaderWait = loaders.DefaultWait
+	}
+	authn := &auth.Authenticator{
+		BotToken: cfg.BotToken,
+		MaxAge:   cfg.AuthMaxAge,
+		Tokens:   tokenLookup{cfg.Store},
+		Users:    profileRecorder{cfg.Store},
+		Now:      cfg.Now,
+	}
+	gql := graph.NewHandler(&graph.Resolver{Store: cfg.Store, Log: cfg.Log})
+
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, withTimeout(authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql)))))
+	mux.Handle("GET /healthz", health(cfg.Store))
+	if cfg.Playground {
+		mux.Handle("GET /{$}", playground.Handler("Fracti API", "/graphql"))
+	}
+	return cors.New(cors.Options{
+		AllowedOrigins: cfg.CORSOrigins,
+		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
+		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Apollo-Require-Preflight",
+			"Apollographql-Client-Name", "Apollographql-Client-Version", "X-Apollo-Operation-Name"},
+		MaxAge: 600,
+	}).Handler(mux)
+}
+
+// limitBody refuses bodies over max bytes: at once when the declared length
+// says so, and while reading otherwise.
+func limitBody(max int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			writeError(w, http.StatusRequestEntityTooLarge, graph.CodeBadUserInput,
+				"request body too large: the limit is "+strconv.FormatInt(max, 10)+" bytes")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func withTimeout(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func health(s *store.Store) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "application/json")
+		if err := s.Ping(ctx); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "table": s.Table()})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok", "table": s.Table()})
+	})
+}
+
+// writeError answers outside GraphQL execution in GraphQL's error shape.
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"errors": []any{map[string]any{"message": msg, "extensions": map[string]any{"code": code}}},
+	})
+}
+
+// tokenLookup lets the authenticator find personal access tokens in the store.
+type tokenLookup struct{ s *store.Store }
+
+func (t tokenLookup) LookupToken(ctx context.Context, hash string) (auth.Identity, error) {
+	tok, err := t.s.LookupToken(ctx, hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return auth.Identity{}, auth.ErrTokenUnknown
+	}
+	if err != nil {
+		return auth.Identity{}, err
+	}
+	id, err := strconv.ParseInt(tok.UserID, 10, 64)
+	if err != nil {
+		return auth.Identity{}, fmt.Errorf("token of user %q: %w", tok.UserID, err)
+	}
+	return auth.Identity{UserID: id, Name: tok.Name, Username: tok.Username, Method: auth.MethodToken}, nil
+}
+
+// profileRecorder keeps the profiles of users who sign in with init data.
+type profileRecorder struct{ s *store.Store }
+
+func (p profileRecorder) RecordTelegramUser(ctx context.Context, u auth.TelegramUser) error {
+	return p.s.PutUserProfile(ctx, store.UserProfile{
+		UserID: strconv.FormatInt(u.ID, 10), Name: u.DisplayName(), Username: u.Username, PhotoURL: u.PhotoURL,
+	})
+}

@@ -1,0 +1,96 @@
+package dynamotest
+
+import (
+	"context"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// Counter counts the DynamoDB operations a client sends, by name.
+type Counter struct {
+	mu  sync.Mutex
+	ops map[string]int
+}
+
+// Option installs the counter on a client.
+func (c *Counter) Option() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("CountCalls",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					c.mu.Lock()
+					if c.ops == nil {
+						c.ops = map[string]int{}
+					}
+					c.ops[middleware.GetOperationName(ctx)]++
+					c.mu.Unlock()
+					return next.HandleInitialize(ctx, in)
+				}), middleware.After)
+		})
+	}
+}
+
+// Total is the number of calls counted since the last Reset.
+func (c *Counter) Total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, v := range c.ops {
+		n += v
+	}
+	return n
+}
+
+// ByOperation returns a copy of the counts per operation name.
+func (c *Counter) ByOperation() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.ops))
+	for k, v := range c.ops {
+		out[k] = v
+	}
+	return out
+}
+
+// Reset sets every count back to zero.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	c.ops = nil
+	c.mu.Unlock()
+}
+
+// Fault makes a client fail chosen calls before they reach DynamoDB: inject
+// decides, per operation name and call number (1-based, per operation),
+// which error to return instead of calling, or nil to let the call through.
+type Fault struct {
+	mu     sync.Mutex
+	calls  map[string]int
+	inject func(op string, n int) error
+}
+
+// NewFault returns a Fault driven by inject.
+func NewFault(inject func(op string, n int) error) *Fault {
+	return &Fault{calls: map[string]int{}, inject: inject}
+}
+
+// Option installs the fault on a client.
+func (f *Fault) Option() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("InjectFault",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					op := middleware.GetOperationName(ctx)
+					f.mu.Lock()
+					f.calls[op]++
+					n := f.calls[op]
+					f.mu.Unlock()
+					if err := f.inject(op, n); err != nil {
+						return middleware.InitializeOutput{}, middleware.Metadata{}, err
+					}
+					return next.HandleInitialize(ctx, in)
+				}), middleware.Before)
+		})
+	}
+}

@@ -1,0 +1,158 @@
+package money
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+// maxDecimalLen is the longest text ParseDecimal accepts, so that user
+// input cannot make us allocate huge numbers.
+const maxDecimalLen = 64
+
+// Decimal is an exact decimal number of any size, coef × 10^-scale, where
+// scale is the number of fractional digits as written ("12.50" has scale 2).
+// It is an immutable value; the zero value is 0 with scale 0.
+type Decimal struct {
+	coef  *big.Int // nil means 0; never mutated once the Decimal is built
+	scale int32
+}
+
+// bigZero stands in for a nil coefficient; it is shared and must never be
+// written to.
+var bigZero = new(big.Int)
+
+// bigTen is a shared read-only 10.
+var bigTen = big.NewInt(10)
+
+// ParseDecimal parses text such as "12.50", "-3" or "007.10". It accepts an
+// optional leading '-', one or more digits, and optionally '.' followed by
+// one or more digits; anything else is an error wrapping ErrSyntax.
+func ParseDecimal(s string) (Decimal, error) {
+	if len(s) > maxDecimalLen {
+		return Decimal{}, fmt.Errorf("%w: longer than %d characters", ErrSyntax, maxDecimalLen)
+	}
+	if !isDecimalSyntax(s) {
+		return Decimal{}, fmt.Errorf("%w: %q (write it like \"12.50\")", ErrSyntax, s)
+	}
+	scale := 0
+	digits := s
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		scale = len(s) - i - 1
+		digits = s[:i] + s[i+1:]
+	}
+	coef, ok := new(big.Int).SetString(digits, 10)
+	if !ok { // cannot happen after isDecimalSyntax; kept so a bug is an error, not a panic
+		return Decimal{}, fmt.Errorf("%w: %q (write it like \"12.50\")", ErrSyntax, s)
+	}
+	return Decimal{coef: coef, scale: int32(scale)}, nil
+}
+
+// isDecimalSyntax checks the grammar -?[0-9]+(\.[0-9]+)? by hand, because
+// big.Int.SetString and strconv accept more (signs, underscores, prefixes).
+func isDecimalSyntax(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	if i == start {
+		return false
+	}
+	if i == len(s) {
+		return true
+	}
+	if s[i] != '.' {
+		return false
+	}
+	i++
+	start = i
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i > start && i == len(s)
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// NewDecimal returns coef × 10^-scale; a negative scale multiplies coef by
+// 10^-scale and gives scale 0, so String never needs an exponent.
+func NewDecimal(coef int64, scale int32) Decimal {
+	c := big.NewInt(coef)
+	if scale < 0 {
+		c.Mul(c, pow10(int(-int64(scale))))
+		scale = 0
+	}
+	return Decimal{coef: c, scale: scale}
+}
+
+// String returns the number with exactly Scale() fractional digits, such as
+// "12.50", "-0.05" or "1500"; zero is never written with a minus sign.
+func (d Decimal) String() string {
+	return formatFixed(d.c(), int(d.scale))
+}
+
+// Scale returns the number of fractional digits as written.
+func (d Decimal) Scale() int32 { return d.scale }
+
+// Sign returns -1, 0 or +1 depending on the sign of d.
+func (d Decimal) Sign() int { return d.c().Sign() }
+
+// IsZero reports whether d is numerically zero, whatever its scale.
+func (d Decimal) IsZero() bool { return d.c().Sign() == 0 }
+
+// Cmp compares d and o numerically, ignoring scale ("1.50" equals "1.5"),
+// and returns -1, 0 or +1.
+func (d Decimal) Cmp(o Decimal) int {
+	// Signs decide most comparisons without rescaling anything.
+	if ds, os := d.Sign(), o.Sign(); ds != os {
+		if ds < os {
+			return -1
+		}
+		return 1
+	}
+	s := max(d.scale, o.scale)
+	return d.rescaled(s).Cmp(o.rescaled(s))
+}
+
+// c returns the coefficient, treating nil as zero. The result is read-only.
+func (d Decimal) c() *big.Int {
+	if d.coef == nil {
+		return bigZero
+	}
+	return d.coef
+}
+
+// rescaled returns the coefficient expressed at scale s (s >= d.scale). The
+// result may alias d.coef, so it is read-only.
+func (d Decimal) rescaled(s int32) *big.Int {
+	if s == d.scale {
+		return d.c()
+	}
+	return new(big.Int).Mul(d.c(), pow10(int(s-d.scale)))
+}
+
+// pow10 returns a new 10^n.
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
+}
+
+// formatFixed writes v × 10^-scale with exactly scale fractional digits.
+func formatFixed(v *big.Int, scale int) string {
+	neg := v.Sign() < 0
+	digits := new(big.Int).Abs(v).String()
+	if scale > 0 {
+		if len(digits) <= scale {
+			digits = strings.Repeat("0", scale-len(digits)+1) + digits
+		}
+		p := len(digits) - scale
+		digits = digits[:p] + "." + digits[p:]
+	}
+	if neg {
+		return "-" + digits
+	}
+	return digits
+}

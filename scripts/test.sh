@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `make test`: go vet, then every test with the race detector against a
+# DynamoDB Local started in memory on a free port and stopped afterwards.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+mkdir -p .local
+pidfile="$ROOT/.local/test-dynamodb-$$.pid"
+trap 'scripts/dynamodb-local.sh stop "$pidfile"' EXIT
+go vet ./...
+port=$(scripts/dynamodb-local.sh start-memory "$pidfile")
+echo "DynamoDB Local (in memory) on port $port" >&2
+DYNAMODB_ENDPOINT="http://127.0.0.1:$port" go test -race -count=1 "$@" ./...

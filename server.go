@@ -1,0 +1,210 @@
+// Command fracti-api is Fracti's GraphQL API server.
+//
+//	go run .                      serve (the default)
+//	go run . serve [--demo]       serve; --demo prints a ready access token for a demo user
+//	go run . token create --user <telegramId> --name <display name>
+//
+// Configuration comes from the environment; see README.md.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fracti/api/auth"
+	"github.com/fracti/api/httpapi"
+	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/store"
+)
+
+// config is the server's configuration, read from the environment.
+type config struct {
+	Port          string
+	Endpoint      string // DYNAMODB_ENDPOINT: a local engine; empty means AWS
+	Table         string
+	Region        string
+	BotToken      string
+	CORSOrigins   []string
+	AuthMaxAge    time.Duration
+	CursorSecret  []byte
+	MaxBodyBytes  int64
+	Playground    bool
+	LoaderWait    time.Duration
+	LogJSON       bool
+	secretFromEnv bool
+	ShutdownGrace time.Duration
+}
+
+func loadConfig() (config, error) {
+	c := config{
+		Port:          env("PORT", "8080"),
+		Endpoint:      os.Getenv("DYNAMODB_ENDPOINT"),
+		Table:         env("DYNAMODB_TABLE", "FractiTable"),
+		Region:        os.Getenv("AWS_REGION"),
+		BotToken:      os.Getenv("TELEGRAM_BOT_TOKEN"),
+		LogJSON:       os.Getenv("LOG_FORMAT") == "json",
+		ShutdownGrace: 15 * time.Second,
+	}
+	for _, o := range strings.Split(os.Getenv("CORS_ALLOWED_ORIGINS"), ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.CORSOrigins = append(c.CORSOrigins, o)
+		}
+	}
+	var err error
+	if c.AuthMaxAge, err = durationEnv("AUTH_MAX_AGE", auth.DefaultMaxAge); err != nil {
+		return c, err
+	}
+	if c.LoaderWait, err = durationEnv("LOADER_WAIT", loaders.DefaultWait); err != nil {
+		return c, err
+	}
+	if c.MaxBodyBytes, err = strconv.ParseInt(env("MAX_BODY_BYTES", strconv.Itoa(httpapi.DefaultMaxBodyBytes)), 10, 64); err != nil || c.MaxBodyBytes <= 0 {
+		return c, fmt.Errorf("MAX_BODY_BYTES must be a positive number of bytes")
+	}
+	if c.Playground, err = strconv.ParseBool(env("PLAYGROUND", "true")); err != nil {
+		return c, fmt.Errorf("PLAYGROUND must be true or false")
+	}
+	if s := os.Getenv("CURSOR_SECRET"); s != "" {
+		c.CursorSecret, c.secretFromEnv = []byte(s), true
+	} else {
+		// Cursors then stop working across restarts and between instances: fine locally only.
+		c.CursorSecret = make([]byte, 32)
+		_, _ = rand.Read(c.CursorSecret)
+	}
+	return c, nil
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func durationEnv(name string, def time.Duration) (time.Duration, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s must be a positive duration such as 24h or 2ms", name)
+	}
+	return d, nil
+}
+
+func main() {
+	if err := run(context.Background(), os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	var handler slog.Handler = slog.NewTextHandler(os.Stderr, nil)
+	if cfg.LogJSON {
+		handler = slog.NewJSONHandler(os.Stderr, nil)
+	}
+	log := slog.New(handler)
+
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, cfg, log, args)
+	case "token":
+		return tokenCommand(ctx, cfg, args)
+	case "help", "-h", "--help":
+		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name>]")
+		return nil
+	}
+	return fmt.Errorf("unknown command %q (try: serve, token create)", cmd)
+}
+
+// openStore connects to DynamoDB; with a local endpoint it also creates the
+// table if it is missing.
+func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, error) {
+	db, err := store.NewClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region})
+	if err != nil {
+		return nil, err
+	}
+	s := store.New(db, cfg.Table, store.Options{CursorSecret: cfg.CursorSecret})
+	if cfg.Endpoint != "" {
+		created, err := s.EnsureTable(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if created {
+			log.Info("created table", "table", cfg.Table, "endpoint", cfg.Endpoint)
+		}
+	}
+	return s, nil
+}
+
+func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) error {
+	demo := len(args) > 0 && args[0] == "--demo"
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	s, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	if !cfg.secretFromEnv {
+		log.Warn("CURSOR_SECRET is not set: using a random one, so pagination cursors die with this process; set it in production")
+	}
+	if cfg.BotToken == "" {
+		log.Warn("TELEGRAM_BOT_TOKEN is not set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
+	}
+	srv := &http.Server{
+		Addr: ":" + cfg.Port,
+		Handler: httpapi.New(httpapi.Config{
+			Store: s, Log: log, BotToken: cfg.BotToken, AuthMaxAge: cfg.AuthMaxAge,
+			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes,
+			Playground: cfg.Playground, LoaderWait: cfg.LoaderWait,
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	if demo {
+		token, err := ensureDemo(ctx, s, ".local/demo-token")
+		if err != nil {
+			return fmt.Errorf("demo data: %w", err)
+		}
+		printWelcome(cfg, token)
+	}
+
+	failed := make(chan error, 1)
+	go func() {
+		log.Info("listening", "addr", srv.Addr, "table", cfg.Table, "playground", cfg.Playground)
+		if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+			failed <- err
+		}
+	}()
+	select {
+	case err := <-failed:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests in flight")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// ClientConfig says where DynamoDB is.
+type ClientConfig struct {
+	// Endpoint is a local engine's URL (DynamoDB Local); empty means AWS.
+	Endpoint string
+	// Region defaults to us-east-1 for a local endpoint.
+	Region string
+}
+
+// NewClient builds a DynamoDB client. Credentials and region come from the
+// AWS default chain; a local endpoint gets dummy credentials when none are
+// in the environment (DynamoDB Local accepts any), and skips response checksums,
+// which DynamoDB Local omits on error responses.
+func NewClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
+	var loadOpts []func(*config.LoadOptions) error
+	if cfg.Region != "" {
+		loadOpts = append(loadOpts, config.WithRegion(cfg.Region))
+	} else if cfg.Endpoint != "" {
+		loadOpts = append(loadOpts, config.WithRegion("us-east-1"))
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS config: %w", err)
+	}
+	if cfg.Endpoint != "" && os.Getenv("AWS_ACCESS_KEY_ID") == "" {
+		// Not the default chain: it would probe EC2 instance metadata first.
+		awsCfg.Credentials = aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("local", "local", ""))
+	}
+	opts := []func(*dynamodb.Options){}
+	if cfg.Endpoint != "" {
+		opts = append(opts, func(o *dynamodb.Options) {
+			o.BaseEndpoint = aws.String(cfg.Endpoint)
+			o.DisableValidateResponseChecksum = true
+		})
+	}
+	return dynamodb.NewFromConfig(awsCfg, append(opts, optFns...)...), nil
+}

@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// TableDefinition is the table exactly as the data model specifies it:
+// string PK/SK, GSI1–GSI3 on string keys with projection ALL, on demand.
+func TableDefinition(name string) *dynamodb.CreateTableInput {
+	attr := func(n string) types.AttributeDefinition {
+		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	}
+	keys := func(hash, rng string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{
+			{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange},
+		}
+	}
+	gsi := func(name, hash, rng string) types.GlobalSecondaryIndex {
+		return types.GlobalSecondaryIndex{
+			IndexName:  aws.String(name),
+			KeySchema:  keys(hash, rng),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}
+	}
+	return &dynamodb.CreateTableInput{
+		TableName: aws.String(name),
+		KeySchema: keys(attrPK, attrSK),
+		AttributeDefinitions: []types.AttributeDefinition{
+			attr(attrPK), attr(attrSK),
+			attr(attrGSI1PK), attr(attrGSI1SK),
+			attr(attrGSI2PK), attr(attrGSI2SK),
+			attr(attrGSI3PK), attr(attrGSI3SK),
+		},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			gsi(indexGSI1, attrGSI1PK, attrGSI1SK),
+			gsi(indexGSI2, attrGSI2PK, attrGSI2SK),
+			gsi(indexGSI3, attrGSI3PK, attrGSI3SK),
+		},
+		BillingMode: types.BillingModePayPerRequest,
+	}
+}
+
+// EnsureTable creates the table if it does not exist and waits until it is
+// active. It reports whether it created it.
+func (s *Store) EnsureTable(ctx context.Context) (bool, error) {
+	_, err := s.db.CreateTable(ctx, TableDefinition(s.table))
+	var inUse *types.ResourceInUseException
+	switch {
+	case errors.As(err, &inUse):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("create table %s: %w", s.table, err)
+	}
+	waiter := dynamodb.NewTableExistsWaiter(s.db, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay = 100 * time.Millisecond
+	})
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: &s.table}, 2*time.Minute); err != nil {
+		return true, fmt.Errorf("wait for table %s: %w", s.table, err)
+	}
+	return true, nil
+}
+
+// DeleteTable drops the table (tests clean up with it).
+func (s *Store) DeleteTable(ctx context.Context) error {
+	_, err := s.db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &s.table})
+	return err
+}
+
+// Ping checks that the table is reachable and active.
+func (s *Store) Ping(ctx context.Context) error {
+	out, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &s.table})
+	if err != nil {
+		return err
+	}
+	if st := out.Table.TableStatus; st != types.TableStatusActive && st != types.TableStatusUpdating {
+		return fmt.Errorf("table %s is %s", s.table, st)
+	}
+	return nil
+}

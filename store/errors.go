@@ -1,0 +1,85 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Errors the store returns for outcomes callers act on. Anything else is an
+// infrastructure failure.
+var (
+	// ErrNotFound means the item (or the group or member it needs) does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict means a condition on the current state of an item failed,
+	// such as a settlement that is no longer pending.
+	ErrConflict = errors.New("conflict")
+	// ErrBadCursor means a pagination cursor was not issued by this store for this list.
+	ErrBadCursor = errors.New("invalid cursor")
+	// ErrTooManyItems means a write would not fit in one DynamoDB transaction.
+	ErrTooManyItems = errors.New("too many items for one transaction")
+)
+
+// IsCondCheckFailed reports whether err is a failed condition: either a single
+// write's ConditionalCheckFailedException or a cancelled transaction in which
+// any item's condition failed.
+func IsCondCheckFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return true
+	}
+	for _, r := range cancellationReasons(err) {
+		if r == reasonConditionalCheckFailed {
+			return true
+		}
+	}
+	return false
+}
+
+// condFailedAt reports whether the transaction was cancelled because the
+// condition of the item at index i failed.
+func condFailedAt(err error, i int) bool {
+	reasons := cancellationReasons(err)
+	return i < len(reasons) && reasons[i] == reasonConditionalCheckFailed
+}
+
+const (
+	reasonConditionalCheckFailed = "ConditionalCheckFailed"
+	reasonTransactionConflict    = "TransactionConflict"
+)
+
+// cancellationReasons lists the per-item codes of a cancelled transaction
+// ("None" for items that were fine), or nil if err is not one.
+func cancellationReasons(err error) []string {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return nil
+	}
+	codes := make([]string, len(tce.CancellationReasons))
+	for i, r := range tce.CancellationReasons {
+		if r.Code != nil {
+			codes[i] = *r.Code
+		}
+	}
+	return codes
+}
+
+func isTransactionConflict(err error) bool {
+	for _, r := range cancellationReasons(err) {
+		if r == reasonTransactionConflict {
+			return true
+		}
+	}
+	return false
+}
+
+// notFoundf wraps ErrNotFound with what was missing.
+func notFoundf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrNotFound, fmt.Sprintf(format, args...))
+}
+
+// conflictf wraps ErrConflict with why.
+func conflictf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrConflict, fmt.Sprintf(format, args...))
+}

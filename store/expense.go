@@ -1,0 +1,225 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/fracti/api/money"
+)
+
+// SplitType is how an expense is divided among its beneficiaries.
+type SplitType string
+
+// The split types, stored in lower case as the data model has them.
+const (
+	SplitEqual      SplitType = "equal"
+	SplitExact      SplitType = "exact"
+	SplitPercentage SplitType = "percentage"
+)
+
+// Expense is money one member paid for some of the group's members.
+type Expense struct {
+	ID          string
+	GroupID     string
+	PayerID     string
+	PayerName   string
+	Amount      money.Amount
+	Description string
+	Category    string
+	SplitType   SplitType
+	Splits      []Split
+	CreatedAt   time.Time
+	CreatedBy   string // the user who recorded it (may differ from the payer)
+}
+
+// Currency is the currency of the expense's amount.
+func (e *Expense) Currency() money.Currency { return e.Amount.Currency() }
+
+// Ref is what locates the expense's item without an index lookup.
+func (e *Expense) Ref() ExpenseRef {
+	return ExpenseRef{ID: e.ID, GroupID: e.GroupID, CreatedAt: e.CreatedAt}
+}
+
+// Split is one beneficiary's part of an expense.
+type Split struct {
+	ExpenseID  string
+	GroupID    string
+	UserID     string
+	UserName   string
+	Amount     money.Amount
+	Percentage *money.Decimal // set for percentage splits
+}
+
+// ExpenseRef locates an expense. With GroupID and CreatedAt known the item is
+// read directly by its key; with only ID, through GSI2.
+type ExpenseRef struct {
+	ID        string
+	GroupID   string
+	CreatedAt time.Time
+}
+
+// expenseRecord is the GROUP#<groupId> / TX#<createdAt>#<id> item.
+type expenseRecord struct {
+	PK          string                `dynamodbav:"PK"`
+	SK          string                `dynamodbav:"SK"`
+	GSI2PK      string                `dynamodbav:"GSI2PK"`
+	GSI2SK      string                `dynamodbav:"GSI2SK"`
+	GSI3PK      string                `dynamodbav:"GSI3PK"`
+	GSI3SK      string                `dynamodbav:"GSI3SK"`
+	ID          string                `dynamodbav:"id"`
+	GroupID     string                `dynamodbav:"groupId"`
+	PayerID     string                `dynamodbav:"payerId"`
+	PayerName   string                `dynamodbav:"payerName"`
+	Amount      attributevalue.Number `dynamodbav:"amount"`
+	Currency    string                `dynamodbav:"currency"`
+	Description string                `dynamodbav:"description"`
+	SplitType   string                `dynamodbav:"splitType"`
+	Splits      []splitRecord         `dynamodbav:"splits"`
+	Category    string                `dynamodbav:"category,omitempty"`
+	CreatedAt   string                `dynamodbav:"createdAt"`
+	CreatedBy   string                `dynamodbav:"createdBy,omitempty"`
+}
+
+type splitRecord struct {
+	UserID     string                 `dynamodbav:"userId"`
+	UserName   string                 `dynamodbav:"userName"`
+	Amount     attributevalue.Number  `dynamodbav:"amount"`
+	Percentage *attributevalue.Number `dynamodbav:"percentage,omitempty"`
+}
+
+func (e *Expense) record() expenseRecord {
+	ts := formatTime(e.CreatedAt)
+	splits := make([]splitRecord, len(e.Splits))
+	for i, sp := range e.Splits {
+		splits[i] = splitRecord{
+			UserID: sp.UserID, UserName: sp.UserName,
+			Amount: amountNumber(sp.Amount), Percentage: optionalDecimalNumber(sp.Percentage),
+		}
+	}
+	return expenseRecord{
+		PK: groupPK(e.GroupID), SK: expenseSK(ts, e.ID),
+		GSI2PK: expenseGSI2PK(e.ID), GSI2SK: e.GroupID,
+		GSI3PK: userKey(e.PayerID), GSI3SK: expenseSK(ts, e.ID),
+		ID: e.ID, GroupID: e.GroupID, PayerID: e.PayerID, PayerName: e.PayerName,
+		Amount: amountNumber(e.Amount), Currency: e.Amount.Currency().Code(),
+		Description: e.Description, SplitType: string(e.SplitType), Splits: splits,
+		Category: e.Category, CreatedAt: ts, CreatedBy: e.CreatedBy,
+	}
+}
+
+func (r *expenseRecord) expense() (Expense, error) {
+	amount, err := readAmount(r.Amount, r.Currency)
+	if err != nil {
+		return Expense{}, fmt.Errorf("expense %s: %w", r.ID, err)
+	}
+	created, err := parseTime(r.CreatedAt)
+	if err != nil {
+		return Expense{}, fmt.Errorf("expense %s createdAt: %w", r.ID, err)
+	}
+	splits := make([]Split, len(r.Splits))
+	for i, sr := range r.Splits {
+		a, err := readAmount(sr.Amount, r.Currency)
+		if err != nil {
+			return Expense{}, fmt.Errorf("expense %s split %d: %w", r.ID, i, err)
+		}
+		pct, err := readOptionalDecimal(sr.Percentage)
+		if err != nil {
+			return Expense{}, fmt.Errorf("expense %s split %d: %w", r.ID, i, err)
+		}
+		splits[i] = Split{
+			ExpenseID: r.ID, GroupID: r.GroupID, UserID: sr.UserID, UserName: sr.UserName,
+			Amount: a, Percentage: pct,
+		}
+	}
+	return Expense{
+		ID: r.ID, GroupID: r.GroupID, PayerID: r.PayerID, PayerName: r.PayerName,
+		Amount: amount, Description: r.Description, Category: r.Category,
+		SplitType: SplitType(r.SplitType), Splits: splits, CreatedAt: created, CreatedBy: r.CreatedBy,
+	}, nil
+}
+
+// Share is an expense participant record: one beneficiary's side of an
+// expense someone else paid ("Bob owes 25 on exp1").
+type Share struct {
+	ExpenseID   string
+	GroupID     string
+	GroupTitle  string
+	UserID      string
+	UserName    string
+	Amount      money.Amount
+	TotalAmount money.Amount
+	PayerID     string
+	PayerName   string
+	Description string
+	CreatedAt   time.Time
+}
+
+// Currency is the currency of the share's amounts.
+func (sh *Share) Currency() money.Currency { return sh.Amount.Currency() }
+
+// ExpenseRef locates the expense the share belongs to.
+func (sh *Share) ExpenseRef() ExpenseRef {
+	return ExpenseRef{ID: sh.ExpenseID, GroupID: sh.GroupID, CreatedAt: sh.CreatedAt}
+}
+
+// participantRecord is the GROUP#<groupId> / PART#<expenseId>#<userId> item.
+type participantRecord struct {
+	PK          string                `dynamodbav:"PK"`
+	SK          string                `dynamodbav:"SK"`
+	GSI1PK      string                `dynamodbav:"GSI1PK"`
+	GSI1SK      string                `dynamodbav:"GSI1SK"`
+	ExpenseID   string                `dynamodbav:"expenseId"`
+	GroupID     string                `dynamodbav:"groupId"`
+	GroupTitle  string                `dynamodbav:"groupTitle"`
+	UserID      string                `dynamodbav:"userId"`
+	UserName    string                `dynamodbav:"userName"`
+	Amount      attributevalue.Number `dynamodbav:"amount"`
+	Currency    string                `dynamodbav:"currency"`
+	PayerID     string                `dynamodbav:"payerId"`
+	PayerName   string                `dynamodbav:"payerName"`
+	Description string                `dynamodbav:"description"`
+	TotalAmount attributevalue.Number `dynamodbav:"totalAmount"`
+	CreatedAt   string                `dynamodbav:"createdAt"`
+}
+
+// participantRecords are the records of every beneficiary other than the payer.
+func (e *Expense) participantRecords(groupTitle string) []participantRecord {
+	ts := formatTime(e.CreatedAt)
+	var out []participantRecord
+	for _, sp := range e.Splits {
+		if sp.UserID == e.PayerID {
+			continue
+		}
+		out = append(out, participantRecord{
+			PK: groupPK(e.GroupID), SK: participantSK(e.ID, sp.UserID),
+			GSI1PK: userKey(sp.UserID), GSI1SK: owesGSI1SK(ts, e.ID),
+			ExpenseID: e.ID, GroupID: e.GroupID, GroupTitle: groupTitle,
+			UserID: sp.UserID, UserName: sp.UserName,
+			Amount: amountNumber(sp.Amount), Currency: e.Amount.Currency().Code(),
+			PayerID: e.PayerID, PayerName: e.PayerName, Description: e.Description,
+			TotalAmount: amountNumber(e.Amount), CreatedAt: ts,
+		})
+	}
+	return out
+}
+
+func (r *participantRecord) share() (Share, error) {
+	amount, err := readAmount(r.Amount, r.Currency)
+	if err != nil {
+		return Share{}, fmt.Errorf("share %s: %w", r.SK, err)
+	}
+	total, err := readAmount(r.TotalAmount, r.Currency)
+	if err != nil {
+		return Share{}, fmt.Errorf("share %s: %w", r.SK, err)
+	}
+	created, err := parseTime(r.CreatedAt)
+	if err != nil {
+		return Share{}, fmt.Errorf("share %s createdAt: %w", r.SK, err)
+	}
+	return Share{
+		ExpenseID: r.ExpenseID, GroupID: r.GroupID, GroupTitle: r.GroupTitle,
+		UserID: r.UserID, UserName: r.UserName, Amount: amount, TotalAmount: total,
+		PayerID: r.PayerID, PayerName: r.PayerName, Description: r.Description, CreatedAt: created,
+	}, nil
+}

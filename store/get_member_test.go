@@ -1,0 +1,49 @@
+package store_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/fracti/api/store"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGetMember(t *testing.T) {
+	f := newFixture(t)
+	g := f.group("1", "2")
+
+	m, err := f.GetMember(ctx, g.ID, "2") // access pattern 3
+	require.NoError(t, err)
+	require.Equal(t, store.Member{GroupID: g.ID, UserID: "2", Name: "User 2", Username: "u2", JoinedAt: m.JoinedAt}, m)
+
+	_, err = f.GetMember(ctx, g.ID, "3")
+	require.ErrorIs(t, err, store.ErrNotFound)
+}
+
+func TestGetMembersAcrossBatches(t *testing.T) {
+	f := newFixture(t)
+	users := make([]string, 120)
+	for i := range users {
+		users[i] = fmt.Sprint(1000 + i)
+	}
+	g := f.group(users...)
+	other := f.group("1")
+
+	// More keys than one BatchGetItem takes, with duplicates, misses and two groups.
+	var keys []store.MemberKey
+	for _, u := range users {
+		keys = append(keys, store.MemberKey{GroupID: g.ID, UserID: u})
+	}
+	keys = append(keys, store.MemberKey{GroupID: g.ID, UserID: "1"}, store.MemberKey{GroupID: other.ID, UserID: "1"}, keys[0])
+	got, err := f.GetMembers(ctx, keys)
+	require.NoError(t, err)
+	require.Len(t, got, len(keys))
+	for i, k := range keys {
+		if i == len(users) {
+			require.Nil(t, got[i], "user 1 is not in the first group")
+			continue
+		}
+		require.NotNil(t, got[i], k)
+		require.Equal(t, k, got[i].Key())
+	}
+}

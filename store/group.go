@@ -1,0 +1,67 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fracti/api/money"
+)
+
+// Group is a Telegram group or chat whose expenses are tracked together.
+type Group struct {
+	ID          string
+	ChatID      string // Telegram chat id; empty when the group is not tied to a chat
+	Title       string
+	Currency    money.Currency // the default currency of the group's expenses
+	CreatedAt   time.Time
+	MemberCount int
+}
+
+// groupRecord is the GROUP#<id> / METADATA item.
+type groupRecord struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	ID          string `dynamodbav:"id"`
+	ChatID      string `dynamodbav:"chatId,omitempty"`
+	Title       string `dynamodbav:"title"`
+	Currency    string `dynamodbav:"currency"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+	MemberCount int    `dynamodbav:"memberCount"`
+}
+
+// ledgerRecord is the GROUP#<id> / LEDGER item: the ids of the current
+// members, so that one condition on one item can require that every user an
+// expense involves belongs to the group. It exists exactly as long as the
+// group does, so a condition on it is a condition on the group too.
+type ledgerRecord struct {
+	PK        string   `dynamodbav:"PK"`
+	SK        string   `dynamodbav:"SK"`
+	MemberIDs []string `dynamodbav:"memberIds,stringset"`
+}
+
+func (g Group) record() groupRecord {
+	return groupRecord{
+		PK: groupPK(g.ID), SK: skMetadata,
+		ID: g.ID, ChatID: g.ChatID, Title: g.Title, Currency: g.Currency.Code(),
+		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
+	}
+}
+
+func (r *groupRecord) group() (Group, error) {
+	cur, err := money.LookupCurrency(r.Currency)
+	if err != nil {
+		return Group{}, fmt.Errorf("group %s: %w", r.ID, err)
+	}
+	created, err := parseTime(r.CreatedAt)
+	if err != nil {
+		return Group{}, fmt.Errorf("group %s createdAt: %w", r.ID, err)
+	}
+	return Group{
+		ID: r.ID, ChatID: r.ChatID, Title: r.Title, Currency: cur,
+		CreatedAt: created, MemberCount: r.MemberCount,
+	}, nil
+}
+
+// groupIDFromPK reads the group id out of a GROUP#<id> partition key.
+func groupIDFromPK(pk string) string { return strings.TrimPrefix(pk, prefixGroup) }

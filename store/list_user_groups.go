@@ -1,0 +1,21 @@
+package store
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ListUserGroups pages through the user's memberships, one per group
+// (access pattern 9). Each carries the group id; the group itself is read
+// separately (and in batches) only when asked for.
+func (s *Store) ListUserGroups(ctx context.Context, userID string, args PageArgs) (Page[Member], error) {
+	return listPage(ctx, s, listQuery{
+		list:    "user-groups:" + userID,
+		index:   indexGSI1,
+		keyCond: "GSI1PK = :pk AND begins_with(GSI1SK, :prefix)",
+		values:  map[string]types.AttributeValue{":pk": str(userKey(userID)), ":prefix": str(prefixGroup)},
+		forward: true,
+		keys:    gsi1Keys,
+	}, args, (*memberRecord).member)
+}

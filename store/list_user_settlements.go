@@ -1,0 +1,9 @@
+package store
+
+import "context"
+
+// ListUserSettlements pages through the settlements the user made (paid),
+// across all groups, newest first (access pattern 12).
+func (s *Store) ListUserSettlements(ctx context.Context, userID string, args PageArgs) (Page[Settlement], error) {
+	return listPage(ctx, s, userActivityQuery(userID, prefixSettle), args, (*settlementRecord).settlement)
+}

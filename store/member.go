@@ -1,0 +1,74 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Member is one user's membership in one group.
+type Member struct {
+	GroupID   string
+	UserID    string // Telegram user id, decimal
+	Name      string
+	Username  string
+	Wallet    string // TON wallet address, empty if none
+	AvatarURL string
+	JoinedAt  time.Time
+}
+
+// MemberKey names a membership.
+type MemberKey struct {
+	GroupID string
+	UserID  string
+}
+
+// Key is the membership's key.
+func (m Member) Key() MemberKey { return MemberKey{GroupID: m.GroupID, UserID: m.UserID} }
+
+// NewMember is a user about to join a group.
+type NewMember struct {
+	UserID    string
+	Name      string
+	Username  string
+	AvatarURL string
+}
+
+// memberRecord is the GROUP#<groupId> / USER#<userId> item.
+type memberRecord struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	GSI1PK     string `dynamodbav:"GSI1PK"`
+	GSI1SK     string `dynamodbav:"GSI1SK"`
+	ID         string `dynamodbav:"id"`
+	TelegramID int64  `dynamodbav:"telegramId"`
+	Name       string `dynamodbav:"name"`
+	Username   string `dynamodbav:"username,omitempty"`
+	Wallet     string `dynamodbav:"wallet,omitempty"`
+	AvatarURL  string `dynamodbav:"avatarUrl,omitempty"`
+	JoinedAt   string `dynamodbav:"joinedAt"`
+}
+
+func newMemberRecord(groupID string, m NewMember, joined time.Time) (memberRecord, error) {
+	tgID, err := strconv.ParseInt(m.UserID, 10, 64)
+	if err != nil || tgID <= 0 {
+		return memberRecord{}, fmt.Errorf("user id %q is not a Telegram user id", m.UserID)
+	}
+	return memberRecord{
+		PK: groupPK(groupID), SK: memberSK(m.UserID),
+		GSI1PK: userKey(m.UserID), GSI1SK: groupGSI1SK(groupID),
+		ID: m.UserID, TelegramID: tgID, Name: m.Name, Username: m.Username,
+		AvatarURL: m.AvatarURL, JoinedAt: formatTime(joined),
+	}, nil
+}
+
+func (r *memberRecord) member() (Member, error) {
+	joined, err := parseTime(r.JoinedAt)
+	if err != nil {
+		return Member{}, fmt.Errorf("member %s joinedAt: %w", r.SK, err)
+	}
+	return Member{
+		GroupID: groupIDFromPK(r.PK), UserID: r.ID, Name: r.Name, Username: r.Username,
+		Wallet: r.Wallet, AvatarURL: r.AvatarURL, JoinedAt: joined,
+	}, nil
+}

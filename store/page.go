@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// MaxPageSize is the largest page a list query returns.
+const MaxPageSize = 100
+
+// PageArgs selects a page: the first First items after the item whose cursor is After.
+type PageArgs struct {
+	First int
+	After string
+}
+
+// Page is one page of a list. Every item has its own cursor, so a client may
+// continue after any of them.
+type Page[T any] struct {
+	Items       []T
+	Cursors     []string
+	HasNext     bool // exact: true only if at least one more item follows
+	HasPrevious bool // true when the page starts after a cursor
+}
+
+// listQuery describes one list: a key condition on the table or an index.
+type listQuery struct {
+	list    string // identity bound into the list's cursors
+	index   string // "" for the table itself
+	keyCond string
+	values  map[string]types.AttributeValue
+	forward bool     // false: newest first
+	keys    []string // attributes of an item's position in this index
+}
+
+var (
+	tableKeys = []string{attrPK, attrSK}
+	gsi1Keys  = []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK}
+	gsi3Keys  = []string{attrPK, attrSK, attrGSI3PK, attrGSI3SK}
+)
+
+// query runs q from args.After until it has args.First items and knows
+// whether another follows. It asks for one item more than the page holds:
+// DynamoDB hands back a LastEvaluatedKey whenever a page happens to end on the
+// last item, so that key alone cannot tell whether anything follows.
+func (s *Store) query(ctx context.Context, q listQuery, args PageArgs) ([]map[string]types.AttributeValue, []string, bool, error) {
+	first := min(max(args.First, 0), MaxPageSize)
+	var start map[string]types.AttributeValue
+	if args.After != "" {
+		keys, err := s.cursors.decode(q.list, args.After, 1)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if start, err = startKey(keys[0], q.keys); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	items, err := s.collect(ctx, q, start, first+1)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	hasNext := len(items) > first
+	items = items[:min(len(items), first)]
+	cursors := make([]string, len(items))
+	for i, it := range items {
+		cursors[i] = s.cursors.encode(q.list, keyOf(it, q.keys))
+	}
+	return items, cursors, hasNext, nil
+}
+
+// collect reads up to n items of q starting after start, following
+// LastEvaluatedKey across DynamoDB's 1 MB response pages.
+func (s *Store) collect(ctx context.Context, q listQuery, start map[string]types.AttributeValue, n int) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	for len(items) < n {
+		in := &dynamodb.QueryInput{
+			TableName:                 &s.table,
+			KeyConditionExpression:    &q.keyCond,
+			ExpressionAttributeValues: q.values,
+			ScanIndexForward:          aws.Bool(q.forward),
+			ExclusiveStartKey:         start,
+			Limit:                     aws.Int32(int32(n - len(items))),
+		}
+		if q.index != "" {
+			in.IndexName = aws.String(q.index)
+		}
+		out, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", q.list, err)
+		}
+		items = append(items, out.Items...)
+		if len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		start = out.LastEvaluatedKey
+	}
+	return items, nil
+}
+
+// queryAll reads every item of q (for bounded lists such as one expense's participants).
+func (s *Store) queryAll(ctx context.Context, q listQuery) ([]map[string]types.AttributeValue, error) {
+	return s.collect(ctx, q, nil, int(^uint32(0)>>1))
+}
+
+// decodePage unmarshals raw items into records and converts them.
+func decodePage[R any, T any](items []map[string]types.AttributeValue, cursors []string, hasNext bool, after string, conv func(*R) (T, error)) (Page[T], error) {
+	out, err := decodeAll(items, conv)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	return Page[T]{Items: out, Cursors: cursors, HasNext: hasNext, HasPrevious: after != ""}, nil
+}
+
+// decodeAll unmarshals raw items into records and converts them.
+func decodeAll[R any, T any](items []map[string]types.AttributeValue, conv func(*R) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		var rec R
+		if err := attributevalue.UnmarshalMap(it, &rec); err != nil {
+			return nil, fmt.Errorf("decode item: %w", err)
+		}
+		v, err := conv(&rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// listPage runs a list query and decodes the page in one step.
+func listPage[R any, T any](ctx context.Context, s *Store, q listQuery, args PageArgs, conv func(*R) (T, error)) (Page[T], error) {
+	items, cursors, hasNext, err := s.query(ctx, q, args)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	return decodePage(items, cursors, hasNext, args.After, conv)
+}
+
+func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }

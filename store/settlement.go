@@ -1,0 +1,102 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/fracti/api/money"
+)
+
+// SettlementStatus is where a settlement payment stands.
+type SettlementStatus string
+
+// The settlement statuses, stored in lower case as the data model has them.
+const (
+	SettlementPending   SettlementStatus = "pending"
+	SettlementCompleted SettlementStatus = "completed"
+	SettlementFailed    SettlementStatus = "failed"
+)
+
+// Settlement is a payment from one member to another to settle a debt.
+type Settlement struct {
+	ID           string
+	GroupID      string
+	FromUserID   string
+	FromUserName string
+	ToUserID     string
+	ToUserName   string
+	Amount       money.Amount
+	TxHash       string
+	Status       SettlementStatus
+	CreatedAt    time.Time
+	CompletedAt  *time.Time
+}
+
+// Currency is the currency of the settlement's amount.
+func (st *Settlement) Currency() money.Currency { return st.Amount.Currency() }
+
+// settlementRecord is the GROUP#<groupId> / SETTLE#<createdAt>#<id> item.
+type settlementRecord struct {
+	PK           string                `dynamodbav:"PK"`
+	SK           string                `dynamodbav:"SK"`
+	GSI2PK       string                `dynamodbav:"GSI2PK"`
+	GSI2SK       string                `dynamodbav:"GSI2SK"`
+	GSI3PK       string                `dynamodbav:"GSI3PK"`
+	GSI3SK       string                `dynamodbav:"GSI3SK"`
+	ID           string                `dynamodbav:"id"`
+	GroupID      string                `dynamodbav:"groupId"`
+	FromUserID   string                `dynamodbav:"fromUserId"`
+	FromUserName string                `dynamodbav:"fromUserName"`
+	ToUserID     string                `dynamodbav:"toUserId"`
+	ToUserName   string                `dynamodbav:"toUserName"`
+	Amount       attributevalue.Number `dynamodbav:"amount"`
+	Currency     string                `dynamodbav:"currency"`
+	TxHash       string                `dynamodbav:"txHash,omitempty"`
+	Status       string                `dynamodbav:"status"`
+	CreatedAt    string                `dynamodbav:"createdAt"`
+	CompletedAt  string                `dynamodbav:"completedAt,omitempty"`
+}
+
+func (st *Settlement) record() settlementRecord {
+	ts := formatTime(st.CreatedAt)
+	r := settlementRecord{
+		PK: groupPK(st.GroupID), SK: settlementSK(ts, st.ID),
+		GSI2PK: settlementGSI2PK(st.ID), GSI2SK: st.GroupID,
+		GSI3PK: userKey(st.FromUserID), GSI3SK: settlementSK(ts, st.ID),
+		ID: st.ID, GroupID: st.GroupID,
+		FromUserID: st.FromUserID, FromUserName: st.FromUserName,
+		ToUserID: st.ToUserID, ToUserName: st.ToUserName,
+		Amount: amountNumber(st.Amount), Currency: st.Amount.Currency().Code(),
+		TxHash: st.TxHash, Status: string(st.Status), CreatedAt: ts,
+	}
+	if st.CompletedAt != nil {
+		r.CompletedAt = formatTime(*st.CompletedAt)
+	}
+	return r
+}
+
+func (r *settlementRecord) settlement() (Settlement, error) {
+	amount, err := readAmount(r.Amount, r.Currency)
+	if err != nil {
+		return Settlement{}, fmt.Errorf("settlement %s: %w", r.ID, err)
+	}
+	created, err := parseTime(r.CreatedAt)
+	if err != nil {
+		return Settlement{}, fmt.Errorf("settlement %s createdAt: %w", r.ID, err)
+	}
+	st := Settlement{
+		ID: r.ID, GroupID: r.GroupID,
+		FromUserID: r.FromUserID, FromUserName: r.FromUserName,
+		ToUserID: r.ToUserID, ToUserName: r.ToUserName,
+		Amount: amount, TxHash: r.TxHash, Status: SettlementStatus(r.Status), CreatedAt: created,
+	}
+	if r.CompletedAt != "" {
+		t, err := parseTime(r.CompletedAt)
+		if err != nil {
+			return Settlement{}, fmt.Errorf("settlement %s completedAt: %w", r.ID, err)
+		}
+		st.CompletedAt = &t
+	}
+	return st, nil
+}

@@ -1,0 +1,58 @@
+// Package store is Fracti's single DynamoDB table: key builders, item types,
+// the access patterns of the data model, transactions and cursors. It is the
+// only package that knows how items are keyed.
+package store
+
+import (
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/google/uuid"
+)
+
+// Store reads and writes Fracti's items in one DynamoDB table.
+type Store struct {
+	db      *dynamodb.Client
+	table   string
+	cursors cursorCodec
+	now     func() time.Time
+	newID   func() string
+}
+
+// Options tune a Store; the zero value is usable in tests.
+type Options struct {
+	// CursorSecret signs pagination cursors so that a forged or altered one is
+	// rejected. Servers behind one load balancer must share it.
+	CursorSecret []byte
+	// Now overrides the clock (tests).
+	Now func() time.Time
+}
+
+// New returns a Store over the named table.
+func New(db *dynamodb.Client, table string, opts Options) *Store {
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{
+		db:      db,
+		table:   table,
+		cursors: cursorCodec{secret: opts.CursorSecret},
+		now:     now,
+		newID:   func() string { return uuid.NewString() },
+	}
+}
+
+// Table is the name of the table the store works on.
+func (s *Store) Table() string { return s.table }
+
+// timeLayout is ISO 8601 in UTC with exactly three fractional digits, so that
+// timestamps sort as strings in the same order as in time.
+const timeLayout = "2006-01-02T15:04:05.000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
+
+// stamp is the current time truncated to what a stored timestamp keeps.
+func (s *Store) stamp() time.Time { return s.now().UTC().Truncate(time.Millisecond) }
