@@ -15,7 +15,7 @@ build: ## Build the server binary into bin/
 	go build -o bin/fracti-api .
 
 bench: ## Benchmarks (DynamoDB calls and allocations per operation)
-	BENCH=1 scripts/test.sh -run '^$$' -bench . -benchmem
+	GOTEST_FLAGS=-count=1 scripts/test.sh -run '^$$' -bench . -benchmem -benchtime 50x
 
 fuzz: ## Run each fuzz test of the money package for 30s
 	for f in $$(go test ./money -list 'Fuzz.*' | grep ^Fuzz); do go test ./money -run '^$$' -fuzz "^$$f$$" -fuzztime 30s || exit 1; done

@@ -127,13 +127,13 @@ func seedDemoGroup(ctx context.Context, s *store.Store) error {
 		for i, u := range users {
 			exp.Splits = append(exp.Splits, store.Split{UserID: u, UserName: names[u], Amount: parts[i]})
 		}
-		if _, err := s.CreateExpense(ctx, g.Title, exp); err != nil {
+		if _, err := s.CreateExpense(ctx, g.Title, exp, ""); err != nil {
 			return err
 		}
 	}
 	amount, _ := money.ParseAmount("20.00", usd)
 	_, err = s.CreateSettlement(ctx, store.Settlement{GroupID: g.ID, FromUserID: bobUser, FromUserName: names[bobUser],
-		ToUserID: demoUser, ToUserName: names[demoUser], Amount: amount, Status: store.SettlementPending})
+		ToUserID: demoUser, ToUserName: names[demoUser], Amount: amount, Status: store.SettlementPending}, "")
 	return err
 }
 

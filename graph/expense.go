@@ -18,7 +18,11 @@ func (r *Resolver) createExpense(ctx context.Context, in model.CreateExpenseInpu
 	if err != nil {
 		return nil, err
 	}
-	created, err := r.Store.CreateExpense(ctx, g.Title, e)
+	key, err := idempotencyKey("input.idempotencyKey", in.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	created, err := r.Store.CreateExpense(ctx, g.Title, e, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, conflict("a member involved in the expense left the group meanwhile; reload and try again")
 	}

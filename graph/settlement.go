@@ -29,6 +29,10 @@ func (r *Resolver) createSettlement(ctx context.Context, in model.CreateSettleme
 	if err != nil {
 		return nil, err
 	}
+	key, err := idempotencyKey("input.idempotencyKey", in.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
 	status := store.SettlementPending
 	if in.Status != nil {
 		status = *in.Status
@@ -56,7 +60,7 @@ func (r *Resolver) createSettlement(ctx context.Context, in model.CreateSettleme
 	if hash != nil {
 		st.TxHash = *hash
 	}
-	created, err := r.Store.CreateSettlement(ctx, st)
+	created, err := r.Store.CreateSettlement(ctx, st, key)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,8 @@ func optionalText(field string, s *string, maxLen int) (string, error) {
 var (
 	chatIDPattern = regexp.MustCompile(`^-?[1-9][0-9]{0,19}$`)
 	txHashPattern = regexp.MustCompile(`^[A-Za-z0-9+/=_-]{1,128}$`)
+	// idempotencyKeyPattern: printable ASCII without spaces.
+	idempotencyKeyPattern = regexp.MustCompile(`^[!-~]{1,100}$`)
 )
 
 func chatID(field string, s *string) (string, error) {
@@ -56,6 +58,17 @@ func txHash(field string, s *string) (*string, error) {
 		return nil, badInput(field, "must be a transaction hash: 1 to 128 characters of hex or base64")
 	}
 	return s, nil
+}
+
+// idempotencyKey checks an optional idempotency key: 1 to 100 printable characters.
+func idempotencyKey(field string, s *string) (string, error) {
+	if s == nil {
+		return "", nil
+	}
+	if !idempotencyKeyPattern.MatchString(*s) {
+		return "", badInput(field, "must be 1 to 100 printable ASCII characters, such as a UUID")
+	}
+	return *s, nil
 }
 
 // currency resolves an optional currency code, defaulting to def.

@@ -9,9 +9,8 @@ import (
 // units of any currency (10^15, that is 1 000 000 000 000 000 USD or TON).
 const MaxMajorUnits = 1_000_000_000_000_000
 
-// Amount is an exact amount of one currency, held as an integer count of
-// minor units (cents, nanotons). It is an immutable value. The zero value has
-// no currency and is only good for comparing against.
+// Amount is an exact, immutable amount of one currency held as an integer
+// count of minor units (cents, nanotons); the zero value has no currency.
 type Amount struct {
 	// minor is a big.Int because 10^15 TON is 10^24 nanotons, beyond int64.
 	// nil means 0; it is never mutated once the Amount is built.
@@ -29,13 +28,16 @@ func ParseAmount(s string, c Currency) (Amount, error) {
 	return AmountFromDecimal(d, c)
 }
 
-// AmountFromDecimal converts d to an amount of c. It fails with
-// ErrTooManyDecimals if d is written with more decimals than c has, even if
-// they are zeros ("1500.0" JPY), so we never silently drop what a user typed.
+// AmountFromDecimal converts d to an amount of c, failing with
+// ErrTooManyDecimals if d is written with more decimals than c has, even
+// zeros ("1500.0" JPY).
 func AmountFromDecimal(d Decimal, c Currency) (Amount, error) {
 	if c.IsZero() {
 		return Amount{}, fmt.Errorf("%w: no currency given", ErrUnknownCurrency)
 	}
+	// Judged on the written scale, not the value, so we never silently drop
+	// digits a user typed: "1500.0" JPY probably means they picked the wrong
+	// currency.
 	if int(d.Scale()) > c.digits {
 		if c.digits == 0 {
 			return Amount{}, fmt.Errorf("%w: %s allows none", ErrTooManyDecimals, c.code)

@@ -7,9 +7,8 @@ import (
 	"golang.org/x/text/currency"
 )
 
-// Currency is a supported currency: its upper-case code and the number of
-// minor-unit digits. It is a small comparable value; the zero value means
-// "no currency" and is rejected by the constructors that need one.
+// Currency is a supported currency, a comparable value holding its upper-case
+// code and its number of minor-unit digits; the zero value means no currency.
 type Currency struct {
 	code   string
 	digits int

@@ -10,9 +10,8 @@ import (
 // input cannot make us allocate huge numbers.
 const maxDecimalLen = 64
 
-// Decimal is an exact decimal number of any size, coef × 10^-scale, where
-// scale is the number of fractional digits as written ("12.50" has scale 2).
-// It is an immutable value; the zero value is 0 with scale 0.
+// Decimal is an exact, immutable decimal number of any size, coef × 10^-scale
+// with scale the number of fractional digits as written; the zero value is 0.
 type Decimal struct {
 	coef  *big.Int // nil means 0; never mutated once the Decimal is built
 	scale int32
@@ -25,10 +24,11 @@ var bigZero = new(big.Int)
 // bigTen is a shared read-only 10.
 var bigTen = big.NewInt(10)
 
-// ParseDecimal parses text such as "12.50", "-3" or "007.10". It accepts an
-// optional leading '-', one or more digits, and optionally '.' followed by
-// one or more digits; anything else is an error wrapping ErrSyntax.
+// ParseDecimal parses an optional '-', one or more digits and optionally '.'
+// and one or more digits, such as "12.50", "-3" or "007.10", and nothing else.
 func ParseDecimal(s string) (Decimal, error) {
+	// The strict grammar keeps API input unambiguous: no "1,000" or "1e3"
+	// that clients in different locales would read differently.
 	if len(s) > maxDecimalLen {
 		return Decimal{}, fmt.Errorf("%w: longer than %d characters", ErrSyntax, maxDecimalLen)
 	}

@@ -43,9 +43,10 @@ wait_ready() { # PORT PID LOG
   echo "DynamoDB Local did not answer on port $1 within 30s" >&2; cat "$3" >&2; return 1
 }
 
-launch() { # PORT LOG ARGS...
+launch() { # PORT LOG ARGS...  (from .local/, where it leaves its metadata file)
   local port=$1 log=$2; shift 2
   local d; d="$(jar_dir)"
+  cd "$PREFIX"
   nohup java -Djava.library.path="$d/DynamoDBLocal_lib" -jar "$d/DynamoDBLocal.jar" \
     -sharedDb -port "$port" "$@" >"$log" 2>&1 &
   echo $!

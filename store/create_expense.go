@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,9 +22,15 @@ const MaxExpenseParticipants = maxTransactItems - 2
 // beneficiary other than the payer) in one transaction, on condition that the
 // group exists and that the payer and every beneficiary are its members.
 // The store assigns the expense's id and creation time.
-func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense) (Expense, error) {
+//
+// With an idempotency key, the recorder's key is claimed in the same
+// transaction; a retry of the same expense with the same key returns the
+// expense the first request created, and another expense with that key
+// fails with ErrConflict.
+func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense, idempotencyKey string) (Expense, error) {
 	e.ID = s.newID()
 	e.CreatedAt = s.stamp()
+	e.Splits = slices.Clone(e.Splits) // the caller's slice stays as it was
 	for i := range e.Splits {
 		e.Splits[i].ExpenseID, e.Splits[i].GroupID = e.ID, e.GroupID
 	}
@@ -46,8 +53,20 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense)
 			ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}})
 	}
+	idem := -1
+	if idempotencyKey != "" {
+		put, err := s.idempotencyPut(e.CreatedBy, idempotencyKey, idempotencyRecord{
+			Kind: "expense", ResourceID: e.ID, GroupID: e.GroupID, CreatedAt: formatTime(e.CreatedAt), Fingerprint: e.fingerprint(),
+		})
+		if err != nil {
+			return Expense{}, err
+		}
+		idem, items = len(items), append(items, put)
+	}
 	err := s.transactWrite(ctx, items)
 	switch {
+	case idem >= 0 && condFailedAt(err, idem):
+		return s.replayExpense(ctx, e, idempotencyKey)
 	case condFailedAt(err, 0):
 		return Expense{}, notFoundf("group %s or one of its members involved in the expense", e.GroupID)
 	case err != nil:
@@ -85,4 +104,33 @@ func (s *Store) membersCheck(groupID string, users []string) *types.ConditionChe
 		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),
 		ExpressionAttributeValues: values,
 	}
+}
+
+// replayExpense returns the expense an earlier request with the same key made.
+func (s *Store) replayExpense(ctx context.Context, e Expense, key string) (Expense, error) {
+	rec, err := s.claimedBy(ctx, e.CreatedBy, key, "expense", e.fingerprint())
+	if err != nil {
+		return Expense{}, err
+	}
+	created, err := parseTime(rec.CreatedAt)
+	if err != nil {
+		return Expense{}, err
+	}
+	found, err := s.GetExpenses(ctx, []ExpenseRef{{ID: rec.ResourceID, GroupID: rec.GroupID, CreatedAt: created}})
+	if err != nil {
+		return Expense{}, err
+	}
+	if found[0] == nil {
+		return Expense{}, conflictf("this request was already made, and the expense it created has since been deleted")
+	}
+	return *found[0], nil
+}
+
+// fingerprint identifies what the expense says, apart from its id and time.
+func (e *Expense) fingerprint() string {
+	parts := []string{e.GroupID, e.PayerID, e.Amount.String(), e.Amount.Currency().Code(), e.Description, e.Category, string(e.SplitType)}
+	for _, sp := range e.Splits {
+		parts = append(parts, sp.UserID, sp.Amount.String())
+	}
+	return fingerprint(parts...)
 }

@@ -47,7 +47,7 @@ func TestCreateExpenseIsAllOrNothing(t *testing.T) {
 		"group does not exist":        equalExpense(store.Group{ID: "missing", Title: "x"}, "1", "10.00", "1"),
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := f.CreateExpense(ctx, g.Title, e)
+			_, err := f.CreateExpense(ctx, g.Title, e, "")
 			require.ErrorIs(t, err, store.ErrNotFound)
 		})
 	}
@@ -78,7 +78,7 @@ func TestCreateExpenseParticipantLimit(t *testing.T) {
 	require.Len(t, shares, store.MaxExpenseParticipants-1)
 
 	// One more user is refused before anything is sent.
-	_, err = f.CreateExpense(ctx, g.Title, equalExpense(g, users[0], "1000.00", users[1:]...))
+	_, err = f.CreateExpense(ctx, g.Title, equalExpense(g, users[0], "1000.00", users[1:]...), "")
 	require.ErrorIs(t, err, store.ErrTooManyItems)
 }
 
@@ -101,7 +101,7 @@ func TestAmountsRoundTripExactly(t *testing.T) {
 			e, err := f.CreateExpense(ctx, g.Title, store.Expense{
 				GroupID: g.ID, PayerID: "1", PayerName: "A", Amount: a, Description: "x", SplitType: store.SplitExact,
 				Splits: []store.Split{{UserID: "2", UserName: "B", Amount: a}},
-			})
+			}, "")
 			require.NoError(t, err)
 			got, err := f.GetExpense(ctx, e.ID)
 			require.NoError(t, err)

@@ -11,8 +11,9 @@ import (
 
 // CreateSettlement records a payment between two members, on condition that
 // both are members of the group. The store assigns id and creation time, and
-// the completion time when it is created already completed.
-func (s *Store) CreateSettlement(ctx context.Context, st Settlement) (Settlement, error) {
+// the completion time when it is created already completed. An idempotency
+// key works as for CreateExpense, claimed by the paying member.
+func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotencyKey string) (Settlement, error) {
 	st.ID = s.newID()
 	st.CreatedAt = s.stamp()
 	if st.Status == SettlementCompleted {
@@ -29,12 +30,49 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement) (Settlement
 			ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}},
 	}
+	idem := -1
+	if idempotencyKey != "" {
+		put, err := s.idempotencyPut(st.FromUserID, idempotencyKey, idempotencyRecord{
+			Kind: "settlement", ResourceID: st.ID, GroupID: st.GroupID, CreatedAt: formatTime(st.CreatedAt), Fingerprint: st.fingerprint(),
+		})
+		if err != nil {
+			return Settlement{}, err
+		}
+		idem, items = len(items), append(items, put)
+	}
 	err = s.transactWrite(ctx, items)
 	switch {
+	case idem >= 0 && condFailedAt(err, idem):
+		return s.replaySettlement(ctx, st, idempotencyKey)
 	case condFailedAt(err, 0):
 		return Settlement{}, notFoundf("group %s or one of the two members", st.GroupID)
 	case err != nil:
 		return Settlement{}, fmt.Errorf("create settlement: %w", err)
 	}
 	return st, nil
+}
+
+// replaySettlement returns the settlement an earlier request with the same key made.
+func (s *Store) replaySettlement(ctx context.Context, st Settlement, key string) (Settlement, error) {
+	rec, err := s.claimedBy(ctx, st.FromUserID, key, "settlement", st.fingerprint())
+	if err != nil {
+		return Settlement{}, err
+	}
+	created, err := parseTime(rec.CreatedAt)
+	if err != nil {
+		return Settlement{}, err
+	}
+	found, err := s.GetSettlements(ctx, []SettlementRef{{ID: rec.ResourceID, GroupID: rec.GroupID, CreatedAt: created}})
+	if err != nil {
+		return Settlement{}, err
+	}
+	if found[0] == nil {
+		return Settlement{}, conflictf("this request was already made, and the settlement it created is gone")
+	}
+	return *found[0], nil
+}
+
+// fingerprint identifies what the settlement says, apart from its id, time and later changes.
+func (st *Settlement) fingerprint() string {
+	return fingerprint(st.GroupID, st.FromUserID, st.ToUserID, st.Amount.String(), st.Amount.Currency().Code(), st.TxHash)
 }

@@ -48,6 +48,12 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 	}
 }
 
+// TimeToLive is the table's TTL setting: items with a `ttl` attribute (epoch
+// seconds) expire, such as idempotency records.
+func TimeToLive() *types.TimeToLiveSpecification {
+	return &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}
+}
+
 // EnsureTable creates the table if it does not exist and waits until it is
 // active. It reports whether it created it.
 func (s *Store) EnsureTable(ctx context.Context) (bool, error) {
@@ -64,6 +70,13 @@ func (s *Store) EnsureTable(ctx context.Context) (bool, error) {
 	})
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: &s.table}, 2*time.Minute); err != nil {
 		return true, fmt.Errorf("wait for table %s: %w", s.table, err)
+	}
+	_, err = s.db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName:               &s.table,
+		TimeToLiveSpecification: TimeToLive(),
+	})
+	if err != nil {
+		return true, fmt.Errorf("enable TTL on %s: %w", s.table, err)
 	}
 	return true, nil
 }

@@ -72,7 +72,7 @@ func (f fixture) group(users ...string) store.Group {
 // expense records an equal split of total among users, paid by payer.
 func (f fixture) expense(g store.Group, payer, total string, users ...string) store.Expense {
 	f.t.Helper()
-	e, err := f.CreateExpense(ctx, g.Title, equalExpense(g, payer, total, users...))
+	e, err := f.CreateExpense(ctx, g.Title, equalExpense(g, payer, total, users...), "")
 	require.NoError(f.t, err)
 	return e
 }
@@ -97,7 +97,7 @@ func (f fixture) settle(g store.Group, from, to, total string, status store.Sett
 	st, err := f.CreateSettlement(ctx, store.Settlement{
 		GroupID: g.ID, FromUserID: from, FromUserName: "User " + from, ToUserID: to, ToUserName: "User " + to,
 		Amount: amount(total), Status: status,
-	})
+	}, "")
 	require.NoError(f.t, err)
 	return st
 }

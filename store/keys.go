@@ -11,6 +11,7 @@ package store
 //	settlement           GROUP#<groupId>     SETTLE#<createdAt>#<settlementId>                                 SETTLEMENT#<id> / <groupId>      USER#<fromUserId> / SETTLE#<createdAt>#<settlementId>
 //	user profile         USER#<userId>       PROFILE
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>
+//	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
 //
 // The id suffix on timestamped sort keys keeps two items written in the same
 // millisecond apart and gives every list a total, stable order for cursors.
@@ -49,6 +50,7 @@ const (
 	prefixExpense   = "EXPENSE#"
 	prefixSettlemnt = "SETTLEMENT#"
 	prefixToken     = "TOKEN#"
+	prefixIdem      = "IDEMPOTENCY#"
 )
 
 func groupPK(groupID string) string { return prefixGroup + groupID }
@@ -80,3 +82,5 @@ func settlementGSI2PK(settlementID string) string { return prefixSettlemnt + set
 func tokenPK(hash string) string { return prefixToken + hash }
 
 func tokenGSI1SK(createdAt, hash string) string { return prefixToken + createdAt + "#" + hash }
+
+func idempotencySK(key string) string { return prefixIdem + key }

@@ -34,7 +34,7 @@ func TestCreateAndGetSettlement(t *testing.T) {
 func TestCreateSettlementNeedsBothMembers(t *testing.T) {
 	f := newFixture(t)
 	g := f.group("1", "2")
-	_, err := f.CreateSettlement(ctx, store.Settlement{GroupID: g.ID, FromUserID: "1", ToUserID: "3", Amount: amount("1.00"), Status: store.SettlementPending})
+	_, err := f.CreateSettlement(ctx, store.Settlement{GroupID: g.ID, FromUserID: "1", ToUserID: "3", Amount: amount("1.00"), Status: store.SettlementPending}, "")
 	require.ErrorIs(t, err, store.ErrNotFound)
 	p, err := f.ListSettlements(ctx, g.ID, store.PageArgs{First: 5})
 	require.NoError(t, err)

@@ -31,7 +31,7 @@ func TestTransactionConflictsAreRetried(t *testing.T) {
 	f := newFixture(t, fault.Option())
 	g, _, err := f.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: usd, Creator: user("1")})
 	require.NoError(t, err)
-	e, err := f.CreateExpense(ctx, g.Title, equalExpense(g, "1", "5.00", "1"))
+	e, err := f.CreateExpense(ctx, g.Title, equalExpense(g, "1", "5.00", "1"), "")
 	require.NoError(t, err)
 	got, err := f.GetExpense(ctx, e.ID)
 	require.NoError(t, err)
@@ -48,7 +48,7 @@ func TestTransactionConflictGivesUpEventually(t *testing.T) {
 	f := newFixture(t, fault.Option())
 	g, _, err := f.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: usd, Creator: user("1")})
 	require.NoError(t, err)
-	_, err = f.CreateExpense(ctx, g.Title, equalExpense(g, "1", "5.00", "1"))
+	_, err = f.CreateExpense(ctx, g.Title, equalExpense(g, "1", "5.00", "1"), "")
 	require.Error(t, err)
 	require.NotErrorIs(t, err, store.ErrNotFound)
 }

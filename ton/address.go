@@ -27,10 +27,9 @@ const (
 	workchainMaster = 0xff // workchain -1, the masterchain
 )
 
-// ValidateAddress returns nil if s is a valid TON address, either
-// user-friendly (48 base64 or base64url characters with a CRC16 checksum,
-// mainnet or testnet) or raw ("0:" or "-1:" then 64 hex digits). Otherwise
-// it returns an error wrapping ErrInvalidAddress that says what is wrong.
+// ValidateAddress returns nil if s is a valid TON address, user-friendly
+// (48 base64 characters with a checksum, mainnet or testnet) or raw ("0:" or
+// "-1:" and 64 hex digits), or else an error wrapping ErrInvalidAddress.
 func ValidateAddress(s string) error {
 	if s == "" {
 		return fmt.Errorf("%w: it is empty", ErrInvalidAddress)

@@ -1,0 +1,147 @@
+package graph_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fracti/api/internal/apitest"
+	"github.com/stretchr/testify/require"
+)
+
+// operation is one query or mutation, with what a non-member must get.
+type operation struct {
+	name  string
+	query string
+	vars  []any
+	// nonMember is the error code for a signed-in non-member, or "" when the
+	// answer is data that reveals nothing (checked by hidden).
+	nonMember string
+	hidden    func(t *testing.T, data string)
+}
+
+// everyOperation covers every root field of the schema against a group
+// whose members are Alice and Bob, with an expense and a settlement.
+func everyOperation(group, expense, settlement string) []operation {
+	isNull := func(field string) func(t *testing.T, data string) {
+		return func(t *testing.T, data string) { require.JSONEq(t, `{"`+field+`":null}`, data) }
+	}
+	return []operation{
+		{name: "me", query: `{ me { id groups { nodes { id } } expensesPaid { nodes { id } } owes { nodes { id } } settlements { nodes { id } } activity { nodes { __typename } } } }`,
+			hidden: func(t *testing.T, data string) {
+				require.NotContains(t, data, group)
+				require.NotContains(t, data, expense)
+				require.NotContains(t, data, settlement)
+			}},
+		{name: "group", query: `query($id: ID!) { group(id: $id) { id } }`, vars: []any{"id", group}, hidden: isNull("group")},
+		{name: "expense", query: `query($id: ID!) { expense(id: $id) { id } }`, vars: []any{"id", expense}, hidden: isNull("expense")},
+		{name: "settlement", query: `query($id: ID!) { settlement(id: $id) { id } }`, vars: []any{"id", settlement}, hidden: isNull("settlement")},
+		{name: "node group", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", group}, hidden: isNull("node")},
+		{name: "node member", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", group + ":111"}, hidden: isNull("node")},
+		{name: "node expense", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", expense}, hidden: isNull("node")},
+		{name: "node settlement", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", settlement}, hidden: isNull("node")},
+		{name: "node other user", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", "111"}, hidden: isNull("node")},
+		{name: "createGroup", query: `mutation { createGroup(input: {title: "x", currency: "USD"}) { id } }`},
+		{name: "joinGroup", query: `mutation($g: ID!) { joinGroup(groupId: $g) { id } }`, vars: []any{"g", group}},
+		{name: "updateWallet", query: `mutation($g: ID!) { updateWallet(groupId: $g, wallet: "") { id } }`, vars: []any{"g", group}, nonMember: "NOT_FOUND"},
+		{name: "createExpense", query: `mutation($g: ID!) { createExpense(input: {groupId: $g, amount: "1.00", description: "x", splitType: EQUAL, splits: [{userId: "111"}]}) { id } }`,
+			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
+		{name: "deleteExpense", query: `mutation($id: ID!) { deleteExpense(id: $id) }`, vars: []any{"id", expense}, nonMember: "NOT_FOUND"},
+		{name: "createSettlement", query: `mutation($g: ID!) { createSettlement(input: {groupId: $g, toUserId: "111", amount: "1.00"}) { id } }`,
+			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
+		{name: "updateSettlement", query: `mutation($id: ID!) { updateSettlement(id: $id, input: {status: COMPLETED}) { id } }`,
+			vars: []any{"id", settlement}, nonMember: "NOT_FOUND"},
+	}
+}
+
+func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
+	api := apitest.New(t)
+	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
+	group := alice.CreateGroup("Trip")
+	bob.Join(group)
+	expense := alice.Expense(group, "10.00", "111", "222")
+	settlement := bob.Settle(group, "111", "5.00")
+
+	stale := apitest.InitData(222, "Bob", "", "bob", time.Now().Add(-25*time.Hour))
+	fresh := apitest.InitData(222, "Bob", "", "bob", time.Now())
+	credentials := map[string]string{
+		"no credentials":       "",
+		"unknown token":        "Bearer frt_aP0LINc6Ai1Z5uSYudHEK99CjpY7qHB8euhfn3KNhaM",
+		"malformed token":      "Bearer hunter2",
+		"forged init data":     "tma " + strings.Replace(fresh, "Bob", "Eve", 1),
+		"init data, other bot": "tma " + strings.Replace(fresh, "hash=", "hash=0", 1),
+		"expired init data":    "tma " + stale,
+		"unknown scheme":       "Basic YWxpY2U6c2VjcmV0",
+	}
+
+	for i, op := range everyOperation(group, expense, settlement) {
+		t.Run(op.name, func(t *testing.T) {
+			for name, header := range credentials {
+				res := api.WithHeader(header).Do(op.query, op.vars...)
+				require.Equal(t, "UNAUTHENTICATED", res.Code(), "%s: %+v", name, res.Errors)
+				require.True(t, answersNothing(res.Data), "%s: nothing is answered: %s", name, res.Data)
+			}
+
+			mallory := api.User(fmt.Sprint(6000+i), "Mallory") // a fresh outsider: joinGroup makes one a member
+			res := mallory.Do(op.query, op.vars...)
+			switch {
+			case op.nonMember != "":
+				require.Equal(t, op.nonMember, res.Code(), "%+v", res.Errors)
+				require.Contains(t, res.Errors[0].Message, "not found", "same answer as a missing id")
+			case op.hidden != nil:
+				require.Empty(t, res.Errors)
+				op.hidden(t, string(res.Data))
+			default: // open to anyone signed in: createGroup, joinGroup
+				require.Empty(t, res.Errors)
+			}
+		})
+	}
+}
+
+// answersNothing reports whether data is null or holds only nulls.
+func answersNothing(data []byte) bool {
+	var fields map[string]any
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return false
+	}
+	for _, v := range fields {
+		if v != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func TestTelegramSignIn(t *testing.T) {
+	api := apitest.New(t)
+	carol := api.TelegramUser(333, "Carol", "White", "carol")
+	id := carol.CreateGroup("From the Mini App")
+
+	var out struct {
+		Group struct {
+			Members struct {
+				Nodes []struct{ UserID, Name string }
+			}
+		}
+	}
+	carol.Must(&out, `query($g: ID!) { group(id: $g) { members { nodes { userId name } } } }`, "g", id)
+	require.Equal(t, "333", out.Group.Members.Nodes[0].UserID)
+	require.Equal(t, "Carol White", out.Group.Members.Nodes[0].Name)
+
+	// The user is recorded on first use.
+	p, err := api.Store.GetUserProfile(t.Context(), "333")
+	require.NoError(t, err)
+	require.Equal(t, "Carol White", p.Name)
+	require.Equal(t, "carol", p.Username)
+}
+
+func TestIntrospectionNeedsNoCredentials(t *testing.T) {
+	api := apitest.New(t)
+	var out struct {
+		Schema struct{ QueryType struct{ Name string } } `json:"__schema"`
+	}
+	api.WithHeader("").Must(&out, `{ __schema { queryType { name } } }`)
+	require.Equal(t, "Query", out.Schema.QueryType.Name)
+}

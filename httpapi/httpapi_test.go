@@ -1,0 +1,141 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fracti/api/auth"
+	"github.com/fracti/api/httpapi"
+	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/store"
+	"github.com/stretchr/testify/require"
+)
+
+func now() time.Time { return time.Now() }
+
+func TestHealthz(t *testing.T) {
+	srv, _ := server(t)
+	res, err := http.Get(srv.URL + "/healthz")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+
+	// A table that is not there is not healthy.
+	gone := store.New(dynamotest.Client(t), "no-such-table", store.Options{})
+	res, err = http.Get(serve(t, httpapi.Config{Store: gone}) + "/healthz")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+}
+
+func serve(t *testing.T, cfg httpapi.Config) string {
+	srv := httptestServer(httpapi.New(cfg))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestBodyLimit(t *testing.T) {
+	srv, _ := server(t)
+	big := `{"query":"{ me { id } }","variables":{"x":"` + strings.Repeat("a", 2<<20) + `"}}`
+	res, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(big))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusRequestEntityTooLarge, res.StatusCode)
+	body, _ := io.ReadAll(res.Body)
+	require.Contains(t, string(body), `"code":"BAD_USER_INPUT"`)
+}
+
+func TestCORS(t *testing.T) {
+	srv, _ := server(t)
+	req, _ := http.NewRequest(http.MethodOptions, srv.URL+"/graphql", nil)
+	req.Header.Set("Origin", "https://app.example")
+	req.Header.Set("Access-Control-Request-Method", "POST")
+	req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, "https://app.example", res.Header.Get("Access-Control-Allow-Origin"))
+	require.Contains(t, strings.ToLower(res.Header.Get("Access-Control-Allow-Headers")), "authorization")
+
+	req.Header.Set("Origin", "https://evil.example")
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.Empty(t, res.Header.Get("Access-Control-Allow-Origin"))
+}
+
+func TestPlayground(t *testing.T) {
+	s := store.New(dynamotest.Client(t), "unused", store.Options{})
+	on := serve(t, httpapi.Config{Store: s, Playground: true})
+	res, err := http.Get(on + "/")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Contains(t, string(body), "/graphql")
+
+	off := serve(t, httpapi.Config{Store: s})
+	res, err = http.Get(off + "/")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusNotFound, res.StatusCode)
+}
+
+// faulty is a server whose DynamoDB client fails reads the way inject says,
+// for a signed-in user "111" who created one group.
+func faulty(t *testing.T, inject func(op string) error) (client, string) {
+	var armed bool
+	fault := dynamotest.NewFault(func(op string, _ int) error {
+		if armed {
+			return inject(op)
+		}
+		return nil
+	})
+	s := store.New(dynamotest.Client(t, fault.Option()), dynamotest.Table(t), store.Options{})
+	token, _ := auth.NewToken()
+	_, err := s.CreateToken(context.Background(), store.Token{Hash: auth.HashToken(token), UserID: "111", Name: "Alice"})
+	require.NoError(t, err)
+	g, _, err := s.CreateGroup(context.Background(), store.NewGroup{Title: "T", Currency: usd(), Creator: store.NewMember{UserID: "111", Name: "Alice"}})
+	require.NoError(t, err)
+	armed = true
+	return client{t, serve(t, httpapi.Config{Store: s}), "Bearer " + token}, g.ID
+}
+
+func TestDatabaseFailureIsAnInternalErrorWithNothingInternal(t *testing.T) {
+	c, group := faulty(t, func(op string) error {
+		if op == "Query" {
+			return &types.InternalServerError{Message: strPtr("DynamoDB exploded: table FractiTable partition 7")}
+		}
+		return nil
+	})
+	res := c.do(`query($g: ID!) { group(id: $g) { title expenses { nodes { id } } } }`, map[string]any{"g": group})
+	require.Len(t, res.Errors, 1)
+	require.Equal(t, "INTERNAL_SERVER_ERROR", res.Errors[0].Extensions["code"])
+	require.NotContains(t, res.Errors[0].Message, "DynamoDB")
+	require.NotContains(t, res.Errors[0].Message, "FractiTable")
+	require.JSONEq(t, `{"group": null}`, string(res.Data), "a non-null field's failure nulls its parent")
+}
+
+func TestPanicIsAnInternalErrorNotADroppedConnection(t *testing.T) {
+	c, group := faulty(t, func(op string) error {
+		if op == "Query" {
+			panic("boom")
+		}
+		return nil
+	})
+	res := c.do(`query($g: ID!) { group(id: $g) { title expenses { nodes { id } } } }`, map[string]any{"g": group})
+	require.Len(t, res.Errors, 1)
+	require.Equal(t, "INTERNAL_SERVER_ERROR", res.Errors[0].Extensions["code"])
+	require.NotContains(t, res.Errors[0].Message, "boom")
+}
+
+func TestTokenStoreDownIsNotUnauthenticated(t *testing.T) {
+	c, _ := faulty(t, func(op string) error {
+		if op == "GetItem" {
+			return errors.New("connection refused")
+		}
+		return nil
+	})
+	res := c.do(`{ me { id } }`, nil)
+	require.Equal(t, "INTERNAL_SERVER_ERROR", res.Errors[0].Extensions["code"])
+	require.NotContains(t, res.Errors[0].Message, "refused")
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fracti/api/auth"
+	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/store"
+	"github.com/stretchr/testify/require"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	for _, v := range []string{"PORT", "DYNAMODB_TABLE", "AUTH_MAX_AGE", "CURSOR_SECRET", "CORS_ALLOWED_ORIGINS", "PLAYGROUND", "MAX_BODY_BYTES"} {
+		t.Setenv(v, "")
+	}
+	c, err := loadConfig()
+	require.NoError(t, err)
+	require.Equal(t, "8080", c.Port)
+	require.Equal(t, "FractiTable", c.Table)
+	require.Equal(t, 24*time.Hour, c.AuthMaxAge)
+	require.True(t, c.Playground)
+	require.Len(t, c.CursorSecret, 32)
+	require.False(t, c.secretFromEnv)
+	require.Empty(t, c.CORSOrigins)
+}
+
+func TestConfigFromEnvironment(t *testing.T) {
+	t.Setenv("PORT", "9000")
+	t.Setenv("DYNAMODB_TABLE", "Fracti-prod")
+	t.Setenv("AUTH_MAX_AGE", "1h")
+	t.Setenv("CURSOR_SECRET", "s3cret")
+	t.Setenv("CORS_ALLOWED_ORIGINS", "https://a.example, https://b.example")
+	t.Setenv("PLAYGROUND", "false")
+	c, err := loadConfig()
+	require.NoError(t, err)
+	require.Equal(t, "9000", c.Port)
+	require.Equal(t, "Fracti-prod", c.Table)
+	require.Equal(t, time.Hour, c.AuthMaxAge)
+	require.Equal(t, []byte("s3cret"), c.CursorSecret)
+	require.Equal(t, []string{"https://a.example", "https://b.example"}, c.CORSOrigins)
+	require.False(t, c.Playground)
+
+	for name, value := range map[string]string{"AUTH_MAX_AGE": "a day", "PLAYGROUND": "maybe", "MAX_BODY_BYTES": "-1", "LOADER_WAIT": "0s"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, value)
+			_, err := loadConfig()
+			require.ErrorContains(t, err, name)
+		})
+	}
+}
+
+// localTable points the configuration at a fresh table on DynamoDB Local.
+func localTable(t *testing.T) string {
+	t.Setenv("DYNAMODB_ENDPOINT", dynamotest.Endpoint(t))
+	table := dynamotest.Table(t)
+	t.Setenv("DYNAMODB_TABLE", table)
+	return table
+}
+
+func TestTokenCreate(t *testing.T) {
+	table := localTable(t)
+	stdout := captureStdout(t, func() {
+		require.NoError(t, run(context.Background(), []string{"token", "create", "--user", "123456789", "--name", "CI bot"}))
+	})
+	token := strings.TrimSpace(stdout)
+	require.True(t, strings.HasPrefix(token, auth.TokenPrefix))
+
+	s := store.New(dynamotest.Client(t), table, store.Options{})
+	tok, err := s.LookupToken(context.Background(), auth.HashToken(token))
+	require.NoError(t, err, "the printed token authenticates")
+	require.Equal(t, "123456789", tok.UserID)
+	require.Equal(t, "CI bot", tok.Name)
+
+	for _, args := range [][]string{
+		{"token", "create", "--name", "x"},
+		{"token", "create", "--user", "alice", "--name", "x"},
+		{"token", "create", "--user", "1"},
+		{"token"},
+		{"frobnicate"},
+	} {
+		require.Error(t, run(context.Background(), args), args)
+	}
+}
+
+func TestDemoIsCreatedOnceAndItsTokenKept(t *testing.T) {
+	table := localTable(t)
+	s := store.New(dynamotest.Client(t), table, store.Options{})
+	file := filepath.Join(t.TempDir(), "demo-token")
+	ctx := context.Background()
+
+	first, err := ensureDemo(ctx, s, file)
+	require.NoError(t, err)
+	again, err := ensureDemo(ctx, s, file)
+	require.NoError(t, err)
+	require.Equal(t, first, again)
+
+	groups, err := s.ListUserGroups(ctx, demoUser, store.PageArgs{First: 10})
+	require.NoError(t, err)
+	require.Len(t, groups.Items, 1)
+	expenses, err := s.ListExpenses(ctx, groups.Items[0].GroupID, store.PageArgs{First: 10})
+	require.NoError(t, err)
+	require.Len(t, expenses.Items, 2)
+}
+
+func TestServeShutsDownGracefully(t *testing.T) {
+	localTable(t)
+	t.Setenv("PORT", "0")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve"}) }()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+func captureStdout(t *testing.T, f func()) string {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	old := os.Stdout
+	os.Stdout = w
+	defer func() { os.Stdout = old }()
+	f()
+	require.NoError(t, w.Close())
+	b, _ := io.ReadAll(r)
+	return string(b)
+}

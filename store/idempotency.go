@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// IdempotencyWindow is how long an idempotency key is remembered.
+const IdempotencyWindow = 24 * time.Hour
+
+// idempotencyRecord remembers, per user and key, what a create request made,
+// so that a retry returns it instead of making another. It is written in the
+// same transaction as what it records, and expires through the table's TTL
+// on `ttl` (and is ignored once expired, as TTL deletion lags).
+type idempotencyRecord struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	Kind        string `dynamodbav:"kind"` // "expense" or "settlement"
+	ResourceID  string `dynamodbav:"resourceId"`
+	GroupID     string `dynamodbav:"groupId"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+	Fingerprint string `dynamodbav:"fingerprint"`
+	TTL         int64  `dynamodbav:"ttl"`
+}
+
+// idempotencyPut is the transaction item that claims the key, unless an
+// unexpired claim exists.
+func (s *Store) idempotencyPut(userID, key string, rec idempotencyRecord) (types.TransactWriteItem, error) {
+	rec.PK, rec.SK = userKey(userID), idempotencySK(key)
+	rec.TTL = s.now().Add(IdempotencyWindow).Unix()
+	av, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("encode idempotency record: %w", err)
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: &s.table, Item: av,
+		ConditionExpression:      aws.String("attribute_not_exists(PK) OR #ttl < :now"),
+		ExpressionAttributeNames: map[string]string{"#ttl": "ttl"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":now": &types.AttributeValueMemberN{Value: strconv.FormatInt(s.now().Unix(), 10)},
+		},
+	}}, nil
+}
+
+// claimedBy reads the record that holds userID's key and checks that it was
+// made by the same request (kind and fingerprint).
+func (s *Store) claimedBy(ctx context.Context, userID, key, kind, fingerprint string) (idempotencyRecord, error) {
+	item, ok, err := s.getItem(ctx, userKey(userID), idempotencySK(key), true)
+	if err != nil {
+		return idempotencyRecord{}, err
+	}
+	var rec idempotencyRecord
+	if ok {
+		err = attributevalue.UnmarshalMap(item, &rec)
+	}
+	if err != nil || !ok || rec.TTL < s.now().Unix() {
+		return idempotencyRecord{}, conflictf("the idempotency key is being used by another request; retry")
+	}
+	if rec.Kind != kind || rec.Fingerprint != fingerprint {
+		return idempotencyRecord{}, conflictf("the idempotency key was already used for a different request")
+	}
+	return rec, nil
+}
+
+// fingerprint hashes the parts of a request that make it the same request.
+func fingerprint(parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\\x00")))
+	return hex.EncodeToString(h[:16])
+}
