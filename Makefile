@@ -17,8 +17,10 @@ build: ## Build the server binary into bin/
 bench: ## Benchmarks (DynamoDB calls and allocations per operation)
 	GOTEST_FLAGS=-count=1 scripts/test.sh -run '^$$' -bench . -benchmem -benchtime 50x
 
-fuzz: ## Run each fuzz test of the money package for 30s
-	for f in $$(go test ./money -list 'Fuzz.*' | grep ^Fuzz); do go test ./money -run '^$$' -fuzz "^$$f$$" -fuzztime 30s || exit 1; done
+fuzz: ## Run each fuzz test (money, ledger, ton) for 30s
+	for p in ./money ./ledger ./ton; do \
+	  for f in $$(go test $$p -list 'Fuzz.*' | grep ^Fuzz); do go test $$p -run '^$$' -fuzz "^$$f$$" -fuzztime 30s || exit 1; done; \
+	done
 
 check: ## gofmt, go vet and generated code in step with the schema
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"

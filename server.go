@@ -3,6 +3,7 @@
 //	go run .                      serve (the default)
 //	go run . serve [--demo]       serve; --demo prints a ready access token for a demo user
 //	go run . token create --user <telegramId> --name <display name>
+//	go run . verify [--group <id>]   recompute balances from the items; exit 1 on drift
 //
 // Configuration comes from the environment; see README.md.
 package main
@@ -129,11 +130,13 @@ func run(ctx context.Context, args []string) error {
 		return serve(ctx, cfg, log, args)
 	case "token":
 		return tokenCommand(ctx, cfg, args)
+	case "verify":
+		return verifyCommand(ctx, cfg, args, os.Stdout)
 	case "help", "-h", "--help":
-		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name>]")
+		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>]]")
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (try: serve, token create)", cmd)
+	return fmt.Errorf("unknown command %q (try: serve, token create, verify)", cmd)
 }
 
 // openStore connects to DynamoDB; with a local endpoint it also creates the

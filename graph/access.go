@@ -13,10 +13,11 @@ import (
 // reached through one), so nested fields need not check again. A group the
 // viewer is not in answers exactly like a group that does not exist.
 
-// isMember reports whether the viewer belongs to the group.
+// isMember reports whether the viewer belongs to the group now: someone who
+// left sees it no more than someone who never joined.
 func isMember(ctx context.Context, groupID string) (bool, error) {
 	m, err := loaders.For(ctx).Members.Load(ctx, store.MemberKey{GroupID: groupID, UserID: viewerID(ctx)})()
-	return m != nil, err
+	return m.Active(), err
 }
 
 // visibleGroup is the group if it exists and the viewer is a member, else nil.
@@ -26,7 +27,7 @@ func visibleGroup(ctx context.Context, groupID string) (*store.Group, error) {
 	member := l.Members.Load(ctx, store.MemberKey{GroupID: groupID, UserID: viewerID(ctx)})
 	group := l.Groups.Load(ctx, groupID)
 	m, err := member()
-	if err != nil || m == nil {
+	if err != nil || !m.Active() {
 		return nil, err
 	}
 	return group()
@@ -66,7 +67,7 @@ func group(ctx context.Context, groupID string) (*store.Group, error) {
 }
 
 // member loads a membership that an object of a visible group refers to
-// (a payer, a beneficiary, a settlement's party).
+// (a payer, a beneficiary, a settlement's party), former members included.
 func member(ctx context.Context, groupID, userID string) (*store.Member, error) {
 	m, err := loaders.For(ctx).Members.Load(ctx, store.MemberKey{GroupID: groupID, UserID: userID})()
 	if err == nil && m == nil {

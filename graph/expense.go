@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
@@ -37,8 +38,9 @@ func (r *Resolver) deleteExpense(ctx context.Context, id string) (string, error)
 	if err != nil || e == nil {
 		return "", orNotFound(err, "expense")
 	}
-	if me := viewerID(ctx); me != e.PayerID && me != e.CreatedBy {
-		return "", forbidden("only the member who paid or recorded this expense can delete it")
+	me := viewerID(ctx)
+	if me != e.CreatedBy && !slices.ContainsFunc(e.Payers, func(p store.Payment) bool { return p.UserID == me }) {
+		return "", forbidden("only a member who paid or recorded this expense can delete it")
 	}
 	if err := r.Store.DeleteExpense(ctx, *e); err != nil {
 		return "", err

@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
@@ -12,7 +11,8 @@ import (
 )
 
 // newExpense checks a createExpense input against the group and works out
-// every beneficiary's exact part. Every rejection names its input field.
+// every payer's and beneficiary's exact amount. Every rejection names its
+// input field.
 func newExpense(ctx context.Context, g *store.Group, in model.CreateExpenseInput) (store.Expense, error) {
 	cur, err := currency("input.currency", in.Currency, g.Currency)
 	if err != nil {
@@ -30,81 +30,153 @@ func newExpense(ctx context.Context, g *store.Group, in model.CreateExpenseInput
 	if err != nil {
 		return store.Expense{}, err
 	}
-	payerID := viewerID(ctx)
-	if in.PayerID != nil {
-		payerID = *in.PayerID
-	}
-	parts, pcts, err := splitAmounts(total, in.SplitType, in.Splits)
+	payers, err := payments(ctx, total, in)
 	if err != nil {
 		return store.Expense{}, err
 	}
-	if !slices.ContainsFunc(in.Splits, func(s model.SplitInput) bool { return s.UserID == payerID }) && len(in.Splits)+1 > store.MaxExpenseParticipants {
+	parts, err := splitAmounts(total, in.SplitType, in.Splits)
+	if err != nil {
+		return store.Expense{}, err
+	}
+	involved := map[string]bool{}
+	for _, p := range payers {
+		involved[p.UserID] = true
+	}
+	for _, s := range in.Splits {
+		involved[s.UserID] = true
+	}
+	if len(involved) > store.MaxExpenseParticipants {
 		return store.Expense{}, participantLimit()
 	}
 
 	// Everyone involved must be a member; their names are kept with the expense.
-	keys := []store.MemberKey{{GroupID: g.ID, UserID: payerID}}
-	for _, s := range in.Splits {
-		keys = append(keys, store.MemberKey{GroupID: g.ID, UserID: s.UserID})
+	var keys []store.MemberKey
+	var fields []string
+	for i, p := range payers {
+		keys, fields = append(keys, store.MemberKey{GroupID: g.ID, UserID: p.UserID}), append(fields, payerField(in, i))
+	}
+	for i, s := range in.Splits {
+		keys, fields = append(keys, store.MemberKey{GroupID: g.ID, UserID: s.UserID}), append(fields, fmt.Sprintf("input.splits[%d].userId", i))
 	}
 	members, errs := loaders.For(ctx).Members.LoadMany(ctx, keys)()
 	for i, m := range members {
 		if len(errs) > i && errs[i] != nil {
 			return store.Expense{}, errs[i]
 		}
-		if m == nil {
-			field := "input.payerId"
-			if i > 0 {
-				field = fmt.Sprintf("input.splits[%d].userId", i-1)
-			}
-			return store.Expense{}, badInput(field, "user %s is not a member of this group", keys[i].UserID)
+		if !m.Active() {
+			return store.Expense{}, badInput(fields[i], "user %s is not a member of this group", keys[i].UserID)
 		}
 	}
 
 	e := store.Expense{
-		GroupID: g.ID, PayerID: payerID, PayerName: members[0].Name, Amount: total,
-		Description: description, Category: category, SplitType: in.SplitType, CreatedBy: viewerID(ctx),
+		GroupID: g.ID, Amount: total, Description: description, Category: category,
+		SplitType: in.SplitType, CreatedBy: viewerID(ctx),
 	}
+	for i := range payers {
+		payers[i].UserName = members[i].Name
+	}
+	e.Payers = payers
 	for i, s := range in.Splits {
-		e.Splits = append(e.Splits, store.Split{
-			UserID: s.UserID, UserName: members[i+1].Name, Amount: parts[i], Percentage: pcts[i],
-		})
+		sp := store.Split{UserID: s.UserID, UserName: members[len(payers)+i].Name, Amount: parts[i]}
+		switch in.SplitType {
+		case store.SplitPercentage:
+			sp.Percentage = s.Percentage
+		case store.SplitShares:
+			sp.Shares = s.Shares
+		}
+		e.Splits = append(e.Splits, sp)
 	}
 	return e, nil
 }
 
+func payerField(in model.CreateExpenseInput, i int) string {
+	if len(in.Payers) == 0 {
+		return "input.payerId"
+	}
+	return fmt.Sprintf("input.payers[%d].userId", i)
+}
+
+// payments are who paid what: one payer (payerId, by default the viewer)
+// paying it all, or the listed payers, whose amounts add up to the total.
+func payments(ctx context.Context, total money.Amount, in model.CreateExpenseInput) ([]store.Payment, error) {
+	if len(in.Payers) == 0 {
+		payer := viewerID(ctx)
+		if in.PayerID != nil {
+			if !telegramIDPattern.MatchString(*in.PayerID) {
+				return nil, badInput("input.payerId", "is not a Telegram user id")
+			}
+			payer = *in.PayerID
+		}
+		return []store.Payment{{UserID: payer, Amount: total}}, nil
+	}
+	if in.PayerID != nil {
+		return nil, badInput("input.payerId", "give either payerId or payers, not both")
+	}
+	if len(in.Payers) > store.MaxExpenseParticipants {
+		return nil, participantLimit()
+	}
+	out := make([]store.Payment, len(in.Payers))
+	amounts := make([]money.Amount, len(in.Payers))
+	seen := map[string]bool{}
+	for i, p := range in.Payers {
+		field := fmt.Sprintf("input.payers[%d]", i)
+		if !telegramIDPattern.MatchString(p.UserID) {
+			return nil, badInput(field+".userId", "is not a Telegram user id")
+		}
+		if seen[p.UserID] {
+			return nil, badInput(field+".userId", "user %s is listed twice", p.UserID)
+		}
+		seen[p.UserID] = true
+		a, err := positiveAmount(field+".amount", p.Amount, total.Currency())
+		if err != nil {
+			return nil, err
+		}
+		out[i], amounts[i] = store.Payment{UserID: p.UserID, Amount: a}, a
+	}
+	if sum := money.Sum(total.Currency(), amounts...); sum.Cmp(total) != 0 {
+		return nil, badInput("input.payers", "payers add up to %s but the amount is %s %s", sum, total, total.Currency())
+	}
+	return out, nil
+}
+
 func participantLimit() error {
-	return badInput("input.splits", "an expense can involve at most %d members, payer included", store.MaxExpenseParticipants)
+	return badInput("input.splits", "an expense can involve at most %d members, payers included", store.MaxExpenseParticipants)
 }
 
 // splitAmounts validates the splits for the split type and returns each
-// beneficiary's part (and percentage), summing exactly to total.
-func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.SplitInput) ([]money.Amount, []*money.Decimal, error) {
+// beneficiary's part, summing exactly to total.
+func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.SplitInput) ([]money.Amount, error) {
 	if len(splits) == 0 {
-		return nil, nil, badInput("input.splits", "list at least one member who shares the expense")
+		return nil, badInput("input.splits", "list at least one member who shares the expense")
 	}
 	if len(splits) > store.MaxExpenseParticipants {
-		return nil, nil, participantLimit()
+		return nil, participantLimit()
 	}
 	seen := make(map[string]bool, len(splits))
 	for i, s := range splits {
 		field := fmt.Sprintf("input.splits[%d]", i)
 		if !telegramIDPattern.MatchString(s.UserID) {
-			return nil, nil, badInput(field+".userId", "is not a Telegram user id")
+			return nil, badInput(field+".userId", "is not a Telegram user id")
 		}
 		if seen[s.UserID] {
-			return nil, nil, badInput(field+".userId", "user %s is listed twice", s.UserID)
+			return nil, badInput(field+".userId", "user %s is listed twice", s.UserID)
 		}
 		seen[s.UserID] = true
-		if s.Amount != nil && splitType != store.SplitExact {
-			return nil, nil, badInput(field+".amount", "is only for EXACT splits")
-		}
-		if s.Percentage != nil && splitType != store.SplitPercentage {
-			return nil, nil, badInput(field+".percentage", "is only for PERCENTAGE splits")
+		for _, extra := range []struct {
+			given bool
+			name  string
+			for_  store.SplitType
+		}{
+			{s.Amount != nil, "amount", store.SplitExact},
+			{s.Percentage != nil, "percentage", store.SplitPercentage},
+			{s.Shares != nil, "shares", store.SplitShares},
+		} {
+			if extra.given && splitType != extra.for_ {
+				return nil, badInput(field+"."+extra.name, "is only for %s splits", splitTypeName(extra.for_))
+			}
 		}
 	}
 
-	pcts := make([]*money.Decimal, len(splits))
 	var parts []money.Amount
 	var err error
 	switch splitType {
@@ -115,30 +187,60 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 		for i, s := range splits {
 			field := fmt.Sprintf("input.splits[%d].amount", i)
 			if s.Amount == nil {
-				return nil, nil, badInput(field, "is required for EXACT splits")
+				return nil, badInput(field, "is required for EXACT splits")
 			}
 			if parts[i], err = money.AmountFromDecimal(*s.Amount, total.Currency()); err != nil {
-				return nil, nil, moneyError(field, err)
+				return nil, moneyError(field, err)
 			}
 			if parts[i].Sign() < 0 {
-				return nil, nil, badInput(field, "must not be negative")
+				return nil, badInput(field, "must not be negative")
 			}
 		}
 		err = money.CheckExactSplit(total, parts)
-	case store.SplitPercentage:
-		ds := make([]money.Decimal, len(splits))
-		for i, s := range splits {
-			if s.Percentage == nil {
-				return nil, nil, badInput(fmt.Sprintf("input.splits[%d].percentage", i), "is required for PERCENTAGE splits")
-			}
-			ds[i], pcts[i] = *s.Percentage, s.Percentage
+	case store.SplitPercentage, store.SplitShares:
+		name := "percentage"
+		if splitType == store.SplitShares {
+			name = "shares"
 		}
-		parts, err = money.SplitPercentages(total, ds)
+		weights := make([]money.Decimal, len(splits))
+		for i, s := range splits {
+			w := s.Percentage
+			if splitType == store.SplitShares {
+				w = s.Shares
+			}
+			if w == nil {
+				return nil, badInput(fmt.Sprintf("input.splits[%d].%s", i, name), "is required for %s splits", splitTypeName(splitType))
+			}
+			if w.Sign() < 0 {
+				return nil, badInput(fmt.Sprintf("input.splits[%d].%s", i, name), "must not be negative")
+			}
+			weights[i] = *w
+		}
+		if splitType == store.SplitShares {
+			parts, err = money.SplitWeighted(total, weights)
+		} else {
+			parts, err = money.SplitPercentages(total, weights)
+		}
 	default:
-		return nil, nil, badInput("input.splitType", "unknown split type %q", splitType)
+		return nil, badInput("input.splitType", "unknown split type %q", splitType)
 	}
 	if err != nil {
-		return nil, nil, moneyError("input.splits", err)
+		return nil, moneyError("input.splits", err)
 	}
-	return parts, pcts, nil
+	return parts, nil
+}
+
+// splitTypeName is the split type as the schema spells it.
+func splitTypeName(t store.SplitType) string {
+	switch t {
+	case store.SplitEqual:
+		return "EQUAL"
+	case store.SplitExact:
+		return "EXACT"
+	case store.SplitPercentage:
+		return "PERCENTAGE"
+	case store.SplitShares:
+		return "SHARES"
+	}
+	return string(t)
 }

@@ -146,7 +146,7 @@ func TestCreateExpenseValidation(t *testing.T) {
 			map[string]any{"userId": "111", "percentage": "50"}, map[string]any{"userId": "222", "percentage": "49.99"}}}, "input.splits"},
 		{"percentage missing", map[string]any{"splitType": "PERCENTAGE", "splits": []any{map[string]any{"userId": "111"}}}, "input.splits[0].percentage"},
 		{"percentage over 100", map[string]any{"splitType": "PERCENTAGE", "splits": []any{
-			map[string]any{"userId": "111", "percentage": "150"}, map[string]any{"userId": "222", "percentage": "-50"}}}, "input.splits"},
+			map[string]any{"userId": "111", "percentage": "150"}, map[string]any{"userId": "222", "percentage": "-50"}}}, "input.splits[1].percentage"},
 		{"not a decimal", map[string]any{"amount": "12,50"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

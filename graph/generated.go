@@ -32,10 +32,14 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Balance() BalanceResolver
+	CurrencyTotal() CurrencyTotalResolver
+	Debt() DebtResolver
 	Expense() ExpenseResolver
 	Group() GroupResolver
 	Member() MemberResolver
 	Mutation() MutationResolver
+	Payment() PaymentResolver
 	Query() QueryResolver
 	Settlement() SettlementResolver
 	Share() ShareResolver
@@ -58,6 +62,33 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Balance struct {
+		Currency func(childComplexity int) int
+		ID       func(childComplexity int) int
+		Member   func(childComplexity int) int
+		Net      func(childComplexity int) int
+		Owed     func(childComplexity int) int
+		Paid     func(childComplexity int) int
+		Received func(childComplexity int) int
+		Sent     func(childComplexity int) int
+	}
+
+	CurrencyTotal struct {
+		Currency   func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Net        func(childComplexity int) int
+		YouAreOwed func(childComplexity int) int
+		YouOwe     func(childComplexity int) int
+	}
+
+	Debt struct {
+		Amount   func(childComplexity int) int
+		Currency func(childComplexity int) int
+		From     func(childComplexity int) int
+		ID       func(childComplexity int) int
+		To       func(childComplexity int) int
+	}
+
 	Expense struct {
 		Amount      func(childComplexity int) int
 		Category    func(childComplexity int) int
@@ -67,6 +98,7 @@ type ComplexityRoot struct {
 		Group       func(childComplexity int) int
 		ID          func(childComplexity int) int
 		Payer       func(childComplexity int) int
+		Payers      func(childComplexity int) int
 		SplitType   func(childComplexity int) int
 		Splits      func(childComplexity int) int
 	}
@@ -83,9 +115,11 @@ type ComplexityRoot struct {
 	}
 
 	Group struct {
+		Balances    func(childComplexity int) int
 		ChatID      func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
 		Currency    func(childComplexity int) int
+		Debts       func(childComplexity int, simplify *bool) int
 		Expenses    func(childComplexity int, first *int, after *string) int
 		ID          func(childComplexity int) int
 		Member      func(childComplexity int, userID string) int
@@ -108,9 +142,11 @@ type ComplexityRoot struct {
 
 	Member struct {
 		AvatarURL func(childComplexity int) int
+		Balances  func(childComplexity int) int
 		Group     func(childComplexity int) int
 		ID        func(childComplexity int) int
 		JoinedAt  func(childComplexity int) int
+		LeftAt    func(childComplexity int) int
 		Name      func(childComplexity int) int
 		UserID    func(childComplexity int) int
 		Username  func(childComplexity int) int
@@ -134,6 +170,7 @@ type ComplexityRoot struct {
 		CreateSettlement func(childComplexity int, input model.CreateSettlementInput) int
 		DeleteExpense    func(childComplexity int, id string) int
 		JoinGroup        func(childComplexity int, groupID string) int
+		LeaveGroup       func(childComplexity int, groupID string) int
 		UpdateSettlement func(childComplexity int, id string, input model.UpdateSettlementInput) int
 		UpdateWallet     func(childComplexity int, groupID string, wallet string) int
 	}
@@ -143,6 +180,13 @@ type ComplexityRoot struct {
 		HasNextPage     func(childComplexity int) int
 		HasPreviousPage func(childComplexity int) int
 		StartCursor     func(childComplexity int) int
+	}
+
+	Payment struct {
+		Amount func(childComplexity int) int
+		ID     func(childComplexity int) int
+		Member func(childComplexity int) int
+		UserID func(childComplexity int) int
 	}
 
 	Query struct {
@@ -205,6 +249,7 @@ type ComplexityRoot struct {
 		ID         func(childComplexity int) int
 		Member     func(childComplexity int) int
 		Percentage func(childComplexity int) int
+		Shares     func(childComplexity int) int
 		UserID     func(childComplexity int) int
 	}
 
@@ -216,7 +261,13 @@ type ComplexityRoot struct {
 		Name         func(childComplexity int) int
 		Owes         func(childComplexity int, first *int, after *string) int
 		Settlements  func(childComplexity int, first *int, after *string) int
+		Summary      func(childComplexity int) int
 		Username     func(childComplexity int) int
+	}
+
+	UserSummary struct {
+		ID     func(childComplexity int) int
+		Totals func(childComplexity int) int
 	}
 }
 
@@ -224,6 +275,18 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type BalanceResolver interface {
+	ID(ctx context.Context, obj *model.Balance) (string, error)
+	Member(ctx context.Context, obj *model.Balance) (*store.Member, error)
+}
+type CurrencyTotalResolver interface {
+	ID(ctx context.Context, obj *model.CurrencyTotal) (string, error)
+}
+type DebtResolver interface {
+	ID(ctx context.Context, obj *model.Debt) (string, error)
+	From(ctx context.Context, obj *model.Debt) (*store.Member, error)
+	To(ctx context.Context, obj *model.Debt) (*store.Member, error)
+}
 type ExpenseResolver interface {
 	Group(ctx context.Context, obj *store.Expense) (*store.Group, error)
 	Payer(ctx context.Context, obj *store.Expense) (*store.Member, error)
@@ -237,6 +300,8 @@ type GroupResolver interface {
 	Member(ctx context.Context, obj *store.Group, userID string) (*store.Member, error)
 	Expenses(ctx context.Context, obj *store.Group, first *int, after *string) (*model.ExpenseConnection, error)
 	Settlements(ctx context.Context, obj *store.Group, first *int, after *string) (*model.SettlementConnection, error)
+	Balances(ctx context.Context, obj *store.Group) ([]model.Balance, error)
+	Debts(ctx context.Context, obj *store.Group, simplify *bool) ([]model.Debt, error)
 }
 type MemberResolver interface {
 	ID(ctx context.Context, obj *store.Member) (string, error)
@@ -246,15 +311,22 @@ type MemberResolver interface {
 	AvatarURL(ctx context.Context, obj *store.Member) (*string, error)
 
 	Group(ctx context.Context, obj *store.Member) (*store.Group, error)
+	Balances(ctx context.Context, obj *store.Member) ([]model.Balance, error)
 }
 type MutationResolver interface {
 	CreateGroup(ctx context.Context, input model.CreateGroupInput) (*store.Group, error)
 	JoinGroup(ctx context.Context, groupID string) (*store.Member, error)
+	LeaveGroup(ctx context.Context, groupID string) (string, error)
 	UpdateWallet(ctx context.Context, groupID string, wallet string) (*store.Member, error)
 	CreateExpense(ctx context.Context, input model.CreateExpenseInput) (*store.Expense, error)
 	DeleteExpense(ctx context.Context, id string) (string, error)
 	CreateSettlement(ctx context.Context, input model.CreateSettlementInput) (*store.Settlement, error)
 	UpdateSettlement(ctx context.Context, id string, input model.UpdateSettlementInput) (*store.Settlement, error)
+}
+type PaymentResolver interface {
+	ID(ctx context.Context, obj *store.Payment) (string, error)
+
+	Member(ctx context.Context, obj *store.Payment) (*store.Member, error)
 }
 type QueryResolver interface {
 	Me(ctx context.Context) (*model.User, error)
@@ -288,6 +360,7 @@ type UserResolver interface {
 	Owes(ctx context.Context, obj *model.User, first *int, after *string) (*model.ShareConnection, error)
 	Settlements(ctx context.Context, obj *model.User, first *int, after *string) (*model.SettlementConnection, error)
 	Activity(ctx context.Context, obj *model.User, first *int, after *string) (*model.ActivityConnection, error)
+	Summary(ctx context.Context, obj *model.User) (*model.UserSummary, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -340,6 +413,117 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ActivityEdge.Node(childComplexity), true
 
+	case "Balance.currency":
+		if e.ComplexityRoot.Balance.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Balance.Currency(childComplexity), true
+	case "Balance.id":
+		if e.ComplexityRoot.Balance.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Balance.ID(childComplexity), true
+	case "Balance.member":
+		if e.ComplexityRoot.Balance.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Balance.Member(childComplexity), true
+	case "Balance.net":
+		if e.ComplexityRoot.Balance.Net == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Balance.Net(childComplexity), true
+	case "Balance.owed":
+		if e.ComplexityRoot.Balance.Owed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Balance.Owed(childComplexity), true
+	case "Balance.paid":
+		if e.ComplexityRoot.Balance.Paid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Balance.Paid(childComplexity), true
+	case "Balance.received":
+		if e.ComplexityRoot.Balance.Received == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Balance.Received(childComplexity), true
+	case "Balance.sent":
+		if e.ComplexityRoot.Balance.Sent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Balance.Sent(childComplexity), true
+
+	case "CurrencyTotal.currency":
+		if e.ComplexityRoot.CurrencyTotal.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CurrencyTotal.Currency(childComplexity), true
+	case "CurrencyTotal.id":
+		if e.ComplexityRoot.CurrencyTotal.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CurrencyTotal.ID(childComplexity), true
+	case "CurrencyTotal.net":
+		if e.ComplexityRoot.CurrencyTotal.Net == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CurrencyTotal.Net(childComplexity), true
+	case "CurrencyTotal.youAreOwed":
+		if e.ComplexityRoot.CurrencyTotal.YouAreOwed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CurrencyTotal.YouAreOwed(childComplexity), true
+	case "CurrencyTotal.youOwe":
+		if e.ComplexityRoot.CurrencyTotal.YouOwe == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CurrencyTotal.YouOwe(childComplexity), true
+
+	case "Debt.amount":
+		if e.ComplexityRoot.Debt.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Amount(childComplexity), true
+	case "Debt.currency":
+		if e.ComplexityRoot.Debt.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Currency(childComplexity), true
+	case "Debt.from":
+		if e.ComplexityRoot.Debt.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.From(childComplexity), true
+	case "Debt.id":
+		if e.ComplexityRoot.Debt.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.ID(childComplexity), true
+	case "Debt.to":
+		if e.ComplexityRoot.Debt.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.To(childComplexity), true
+
 	case "Expense.amount":
 		if e.ComplexityRoot.Expense.Amount == nil {
 			break
@@ -388,6 +572,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.Payer(childComplexity), true
+	case "Expense.payers":
+		if e.ComplexityRoot.Expense.Payers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.Payers(childComplexity), true
 	case "Expense.splitType":
 		if e.ComplexityRoot.Expense.SplitType == nil {
 			break
@@ -433,6 +623,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ExpenseEdge.Node(childComplexity), true
 
+	case "Group.balances":
+		if e.ComplexityRoot.Group.Balances == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Balances(childComplexity), true
 	case "Group.chatId":
 		if e.ComplexityRoot.Group.ChatID == nil {
 			break
@@ -451,6 +647,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Currency(childComplexity), true
+	case "Group.debts":
+		if e.ComplexityRoot.Group.Debts == nil {
+			break
+		}
+
+		args, err := ec.field_Group_debts_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Debts(childComplexity, args["simplify"].(*bool)), true
 	case "Group.expenses":
 		if e.ComplexityRoot.Group.Expenses == nil {
 			break
@@ -552,6 +759,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.AvatarURL(childComplexity), true
+	case "Member.balances":
+		if e.ComplexityRoot.Member.Balances == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.Balances(childComplexity), true
 	case "Member.group":
 		if e.ComplexityRoot.Member.Group == nil {
 			break
@@ -570,6 +783,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.JoinedAt(childComplexity), true
+	case "Member.leftAt":
+		if e.ComplexityRoot.Member.LeftAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.LeftAt(childComplexity), true
 	case "Member.name":
 		if e.ComplexityRoot.Member.Name == nil {
 			break
@@ -682,6 +901,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.JoinGroup(childComplexity, args["groupId"].(string)), true
+	case "Mutation.leaveGroup":
+		if e.ComplexityRoot.Mutation.LeaveGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_leaveGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.LeaveGroup(childComplexity, args["groupId"].(string)), true
 	case "Mutation.updateSettlement":
 		if e.ComplexityRoot.Mutation.UpdateSettlement == nil {
 			break
@@ -729,6 +959,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
+
+	case "Payment.amount":
+		if e.ComplexityRoot.Payment.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.Amount(childComplexity), true
+	case "Payment.id":
+		if e.ComplexityRoot.Payment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.ID(childComplexity), true
+	case "Payment.member":
+		if e.ComplexityRoot.Payment.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.Member(childComplexity), true
+	case "Payment.userId":
+		if e.ComplexityRoot.Payment.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.UserID(childComplexity), true
 
 	case "Query.expense":
 		if e.ComplexityRoot.Query.Expense == nil {
@@ -986,6 +1241,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Split.Percentage(childComplexity), true
+	case "Split.shares":
+		if e.ComplexityRoot.Split.Shares == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Split.Shares(childComplexity), true
 	case "Split.userId":
 		if e.ComplexityRoot.Split.UserID == nil {
 			break
@@ -1060,12 +1321,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Settlements(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "User.summary":
+		if e.ComplexityRoot.User.Summary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Summary(childComplexity), true
 	case "User.username":
 		if e.ComplexityRoot.User.Username == nil {
 			break
 		}
 
 		return e.ComplexityRoot.User.Username(childComplexity), true
+
+	case "UserSummary.id":
+		if e.ComplexityRoot.UserSummary.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSummary.ID(childComplexity), true
+	case "UserSummary.totals":
+		if e.ComplexityRoot.UserSummary.Totals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UserSummary.Totals(childComplexity), true
 
 	}
 	return 0, false
@@ -1078,6 +1358,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateExpenseInput,
 		ec.unmarshalInputCreateGroupInput,
 		ec.unmarshalInputCreateSettlementInput,
+		ec.unmarshalInputPaymentInput,
 		ec.unmarshalInputSplitInput,
 		ec.unmarshalInputUpdateSettlementInput,
 	)
@@ -1259,6 +1540,31 @@ type User implements Node {
     "Return the items after this cursor."
     after: String
   ): ActivityConnection!
+
+  "Where you stand across all your groups, per currency."
+  summary: UserSummary!
+}
+
+"Where a user stands across all their groups."
+type UserSummary {
+  "The user's id."
+  id: ID!
+  "One total per currency the user has a balance in (zero balances included)."
+  totals: [CurrencyTotal!]!
+}
+
+"A user's total across their groups in one currency."
+type CurrencyTotal {
+  "` + "`" + `<userId>:<currency>` + "`" + `."
+  id: ID!
+  "The currency."
+  currency: String!
+  "What others owe you: the sum of your positive balances."
+  youAreOwed: Decimal!
+  "What you owe others: the sum of your negative balances, as a positive amount."
+  youOwe: Decimal!
+  "youAreOwed − youOwe."
+  net: Decimal!
 }
 
 # ---------------------------------------------------------------- groups
@@ -1304,6 +1610,61 @@ type Group implements Node {
     "Return the settlements after this cursor."
     after: String
   ): SettlementConnection!
+
+  """
+  Every member's balance in every currency the group uses, kept up to date
+  by every expense and settlement (reading it never reads expenses). In each
+  currency the nets add up to exactly zero.
+  """
+  balances: [Balance!]!
+
+  """
+  Who should pay whom, per currency, so that every balance becomes zero.
+  Paying every listed debt leaves every net balance at exactly zero.
+  """
+  debts(
+    """
+    true: the fewest transfers that clear every balance (exactly minimal for up
+    to 20 members with a non-zero balance in a currency, greedy beyond).
+    false: pairwise debts, who owes whom from the expenses and settlements
+    between them.
+    """
+    simplify: Boolean = true
+  ): [Debt!]!
+}
+
+"A member's balance in one currency."
+type Balance {
+  "` + "`" + `<groupId>:<userId>:<currency>` + "`" + `."
+  id: ID!
+  "The member."
+  member: Member!
+  "The currency."
+  currency: String!
+  "What they paid for others in expenses."
+  paid: Decimal!
+  "What others paid for them in expenses."
+  owed: Decimal!
+  "Completed settlements they paid."
+  sent: Decimal!
+  "Completed settlements they received."
+  received: Decimal!
+  "paid − owed + sent − received: positive when others owe them, negative when they owe."
+  net: Decimal!
+}
+
+"A payment that settles debt: ` + "`" + `from` + "`" + ` pays ` + "`" + `to` + "`" + `."
+type Debt {
+  "` + "`" + `<groupId>:<fromUserId>:<toUserId>:<currency>` + "`" + `."
+  id: ID!
+  "Who pays."
+  from: Member!
+  "Who is paid."
+  to: Member!
+  "How much."
+  amount: Decimal!
+  "The currency."
+  currency: String!
 }
 
 "A user's membership in a group."
@@ -1322,8 +1683,12 @@ type Member implements Node {
   avatarUrl: String
   "When the user joined the group."
   joinedAt: DateTime!
+  "When the user left the group; null while they are a member. Former members still appear on the expenses and settlements they took part in."
+  leftAt: DateTime
   "The group."
   group: Group!
+  "The member's balances in the group, one per currency."
+  balances: [Balance!]!
 }
 
 # ---------------------------------------------------------------- expenses
@@ -1336,6 +1701,8 @@ enum SplitType {
   EXACT
   "By percentages, which must add up to exactly 100."
   PERCENTAGE
+  "By weights (shares), such as 2 nights against 3 nights."
+  SHARES
 }
 
 "Money one member paid for some of the group's members."
@@ -1344,8 +1711,10 @@ type Expense implements Node {
   id: ID!
   "The group it belongs to."
   group: Group!
-  "The member who paid."
+  "The member who paid, or who paid most when several did (ties: the first listed)."
   payer: Member!
+  "Everyone who paid, and how much; the amounts add up exactly to ` + "`" + `amount` + "`" + `."
+  payers: [Payment!]!
   "The total amount paid."
   amount: Decimal!
   "The currency of the amount (an ISO 4217 code, or TON)."
@@ -1374,6 +1743,20 @@ type Split {
   amount: Decimal!
   "The percentage given, for PERCENTAGE splits; null otherwise."
   percentage: Decimal
+  "The weight given, for SHARES splits; null otherwise."
+  shares: Decimal
+}
+
+"What one member paid of an expense."
+type Payment {
+  "` + "`" + `<expenseId>:<userId>` + "`" + `."
+  id: ID!
+  "The payer's Telegram user id."
+  userId: ID!
+  "The payer."
+  member: Member!
+  "What they paid."
+  amount: Decimal!
 }
 
 "Your side of an expense someone else paid: what you owe for it."
@@ -1569,6 +1952,12 @@ type Mutation {
   "Join a group. Joining a group you are already in returns your membership unchanged."
   joinGroup("The group's id." groupId: ID!): Member!
 
+  """
+  Leave a group. Refused with CONFLICT while your balance in any currency is
+  not zero: settle up first. Returns the id of the membership that ended.
+  """
+  leaveGroup("The group's id." groupId: ID!): ID!
+
   "Set or clear your TON wallet address in a group."
   updateWallet(
     "The group's id."
@@ -1580,7 +1969,7 @@ type Mutation {
   "Record an expense."
   createExpense("The expense." input: CreateExpenseInput!): Expense!
 
-  "Delete an expense you paid or recorded. Returns its id."
+  "Delete an expense you paid (or helped pay) or recorded; its effect leaves the balances with it. Returns its id."
   deleteExpense("The expense's id." id: ID!): ID!
 
   "Record a payment from you to another member."
@@ -1620,13 +2009,16 @@ input CreateExpenseInput {
   description: String!
   "A free-form category such as \"food\", up to 50 characters."
   category: String
-  "Who paid (a member's user id); defaults to you."
+  "Who paid (a member's user id); defaults to you. Use ` + "`" + `payers` + "`" + ` instead when several people paid."
   payerId: ID
+  "Everyone who paid and how much, adding up exactly to ` + "`" + `amount` + "`" + `; instead of ` + "`" + `payerId` + "`" + `."
+  payers: [PaymentInput!]
   "How to divide it."
   splitType: SplitType!
   """
   The beneficiaries, each once. EQUAL: just ` + "`" + `userId` + "`" + `. EXACT: ` + "`" + `amount` + "`" + ` for each,
   adding up to the total. PERCENTAGE: ` + "`" + `percentage` + "`" + ` for each, adding up to 100.
+  SHARES: ` + "`" + `shares` + "`" + ` (a weight) for each.
   """
   splits: [SplitInput!]!
   """
@@ -1645,6 +2037,16 @@ input SplitInput {
   amount: Decimal
   "Their percentage (such as \"33.33\"), for PERCENTAGE splits."
   percentage: Decimal
+  "Their weight (such as \"2\" for two nights), for SHARES splits."
+  shares: Decimal
+}
+
+"What one member paid of a new expense."
+input PaymentInput {
+  "The payer's Telegram user id; they must be a member of the group."
+  userId: ID!
+  "What they paid: positive, with at most the currency's decimals."
+  amount: Decimal!
 }
 
 "A new settlement: a payment from you."
@@ -1702,6 +2104,60 @@ func (ec *executionContext) childFields_ActivityEdge(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type ActivityEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Balance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Balance_id(ctx, field)
+	case "member":
+		return ec.fieldContext_Balance_member(ctx, field)
+	case "currency":
+		return ec.fieldContext_Balance_currency(ctx, field)
+	case "paid":
+		return ec.fieldContext_Balance_paid(ctx, field)
+	case "owed":
+		return ec.fieldContext_Balance_owed(ctx, field)
+	case "sent":
+		return ec.fieldContext_Balance_sent(ctx, field)
+	case "received":
+		return ec.fieldContext_Balance_received(ctx, field)
+	case "net":
+		return ec.fieldContext_Balance_net(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Balance", field.Name)
+}
+
+func (ec *executionContext) childFields_CurrencyTotal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CurrencyTotal_id(ctx, field)
+	case "currency":
+		return ec.fieldContext_CurrencyTotal_currency(ctx, field)
+	case "youAreOwed":
+		return ec.fieldContext_CurrencyTotal_youAreOwed(ctx, field)
+	case "youOwe":
+		return ec.fieldContext_CurrencyTotal_youOwe(ctx, field)
+	case "net":
+		return ec.fieldContext_CurrencyTotal_net(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CurrencyTotal", field.Name)
+}
+
+func (ec *executionContext) childFields_Debt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Debt_id(ctx, field)
+	case "from":
+		return ec.fieldContext_Debt_from(ctx, field)
+	case "to":
+		return ec.fieldContext_Debt_to(ctx, field)
+	case "amount":
+		return ec.fieldContext_Debt_amount(ctx, field)
+	case "currency":
+		return ec.fieldContext_Debt_currency(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Debt", field.Name)
+}
+
 func (ec *executionContext) childFields_Expense(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -1710,6 +2166,8 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_group(ctx, field)
 	case "payer":
 		return ec.fieldContext_Expense_payer(ctx, field)
+	case "payers":
+		return ec.fieldContext_Expense_payers(ctx, field)
 	case "amount":
 		return ec.fieldContext_Expense_amount(ctx, field)
 	case "currency":
@@ -1772,6 +2230,10 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_expenses(ctx, field)
 	case "settlements":
 		return ec.fieldContext_Group_settlements(ctx, field)
+	case "balances":
+		return ec.fieldContext_Group_balances(ctx, field)
+	case "debts":
+		return ec.fieldContext_Group_debts(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
 }
@@ -1814,8 +2276,12 @@ func (ec *executionContext) childFields_Member(ctx context.Context, field graphq
 		return ec.fieldContext_Member_avatarUrl(ctx, field)
 	case "joinedAt":
 		return ec.fieldContext_Member_joinedAt(ctx, field)
+	case "leftAt":
+		return ec.fieldContext_Member_leftAt(ctx, field)
 	case "group":
 		return ec.fieldContext_Member_group(ctx, field)
+	case "balances":
+		return ec.fieldContext_Member_balances(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Member", field.Name)
 }
@@ -1854,6 +2320,20 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_Payment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Payment_id(ctx, field)
+	case "userId":
+		return ec.fieldContext_Payment_userId(ctx, field)
+	case "member":
+		return ec.fieldContext_Payment_member(ctx, field)
+	case "amount":
+		return ec.fieldContext_Payment_amount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Payment", field.Name)
 }
 
 func (ec *executionContext) childFields_Settlement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1962,6 +2442,8 @@ func (ec *executionContext) childFields_Split(ctx context.Context, field graphql
 		return ec.fieldContext_Split_amount(ctx, field)
 	case "percentage":
 		return ec.fieldContext_Split_percentage(ctx, field)
+	case "shares":
+		return ec.fieldContext_Split_shares(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Split", field.Name)
 }
@@ -1984,8 +2466,20 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_settlements(ctx, field)
 	case "activity":
 		return ec.fieldContext_User_activity(ctx, field)
+	case "summary":
+		return ec.fieldContext_User_summary(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
+}
+
+func (ec *executionContext) childFields_UserSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_UserSummary_id(ctx, field)
+	case "totals":
+		return ec.fieldContext_UserSummary_totals(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UserSummary", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2103,6 +2597,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Group_debts_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "simplify",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["simplify"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Group_expenses_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -2241,6 +2749,20 @@ func (ec *executionContext) field_Mutation_deleteExpense_args(ctx context.Contex
 }
 
 func (ec *executionContext) field_Mutation_joinGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "groupId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_leaveGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "groupId",
@@ -2671,6 +3193,447 @@ func (ec *executionContext) fieldContext_ActivityEdge_node(_ context.Context, fi
 	return graphql.NewScalarFieldContext("ActivityEdge", field, false, false, errors.New("field of type ActivityItem does not have child fields"))
 }
 
+func (ec *executionContext) _Balance_id(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Balance_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Balance().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Balance_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Balance", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Balance_member(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Balance_member(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Balance().Member(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
+			return ec.marshalNMember2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐMember(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Balance_member(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Balance",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Member(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Balance_currency(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Balance_currency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Currency, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Currency) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋmoneyᚐCurrency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Balance_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Balance_paid(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Balance_paid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Balance_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Balance_owed(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Balance_owed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Balance_owed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Balance_sent(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Balance_sent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Balance_sent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Balance_received(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Balance_received(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Received, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Balance_received(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Balance_net(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Balance_net(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Net, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Balance_net(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _CurrencyTotal_id(ctx context.Context, field graphql.CollectedField, obj *model.CurrencyTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CurrencyTotal_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CurrencyTotal().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CurrencyTotal_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CurrencyTotal", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _CurrencyTotal_currency(ctx context.Context, field graphql.CollectedField, obj *model.CurrencyTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CurrencyTotal_currency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Currency, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Currency) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋmoneyᚐCurrency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CurrencyTotal_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CurrencyTotal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CurrencyTotal_youAreOwed(ctx context.Context, field graphql.CollectedField, obj *model.CurrencyTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CurrencyTotal_youAreOwed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.YouAreOwed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CurrencyTotal_youAreOwed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CurrencyTotal", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _CurrencyTotal_youOwe(ctx context.Context, field graphql.CollectedField, obj *model.CurrencyTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CurrencyTotal_youOwe(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.YouOwe, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CurrencyTotal_youOwe(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CurrencyTotal", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _CurrencyTotal_net(ctx context.Context, field graphql.CollectedField, obj *model.CurrencyTotal) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CurrencyTotal_net(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Net, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CurrencyTotal_net(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CurrencyTotal", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_id(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_from(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_from(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().From(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
+			return ec.marshalNMember2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐMember(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Member(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debt_to(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_to(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Debt().To(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
+			return ec.marshalNMember2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐMember(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Member(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Debt_amount(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
+func (ec *executionContext) _Debt_currency(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_currency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Currency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Currency) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋmoneyᚐCurrency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Expense_id(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2753,6 +3716,38 @@ func (ec *executionContext) fieldContext_Expense_payer(_ context.Context, field 
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Member(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Expense_payers(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_payers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Payers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []store.Payment) graphql.Marshaler {
+			return ec.marshalNPayment2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐPaymentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_payers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Expense",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Payment(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3393,6 +4388,82 @@ func (ec *executionContext) fieldContext_Group_settlements(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Group_balances(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_balances(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Group().Balances(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Balance) graphql.Marshaler {
+			return ec.marshalNBalance2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐBalanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_balances(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Balance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Group_debts(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_debts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Group().Debts(ctx, obj, fc.Args["simplify"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Debt) graphql.Marshaler {
+			return ec.marshalNDebt2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐDebtᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_debts(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Debt(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Group_debts_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _GroupConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.GroupConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3705,6 +4776,29 @@ func (ec *executionContext) fieldContext_Member_joinedAt(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Member", field, false, false, errors.New("field of type DateTime does not have child fields"))
 }
 
+func (ec *executionContext) _Member_leftAt(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_leftAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LeftAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Member_leftAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Member", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _Member_group(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3732,6 +4826,38 @@ func (ec *executionContext) fieldContext_Member_group(_ context.Context, field g
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Group(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Member_balances(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_balances(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Member().Balances(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Balance) graphql.Marshaler {
+			return ec.marshalNBalance2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐBalanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Member_balances(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Member",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Balance(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3970,6 +5096,50 @@ func (ec *executionContext) fieldContext_Mutation_joinGroup(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_joinGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_leaveGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_leaveGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().LeaveGroup(ctx, fc.Args["groupId"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_leaveGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type ID does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_leaveGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -4286,6 +5456,107 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_id(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Payment().ID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payment", field, true, true, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_userId(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_userId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UserID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _Payment_member(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_member(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Payment().Member(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
+			return ec.marshalNMember2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐMember(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_member(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Payment",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Member(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Payment_amount(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Payment_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Payment_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
 func (ec *executionContext) _Query_me(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -5489,6 +6760,29 @@ func (ec *executionContext) fieldContext_Split_percentage(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Split", field, false, false, errors.New("field of type Decimal does not have child fields"))
 }
 
+func (ec *executionContext) _Split_shares(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Split_shares(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Shares, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Split_shares(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Split", field, false, false, errors.New("field of type Decimal does not have child fields"))
+}
+
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5774,6 +7068,93 @@ func (ec *executionContext) fieldContext_User_activity(ctx context.Context, fiel
 	if fc.Args, err = ec.field_User_activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _User_summary(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_summary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().Summary(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UserSummary) graphql.Marshaler {
+			return ec.marshalNUserSummary2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐUserSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_summary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UserSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _UserSummary_id(ctx context.Context, field graphql.CollectedField, obj *model.UserSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSummary_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSummary_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UserSummary", field, false, false, errors.New("field of type ID does not have child fields"))
+}
+
+func (ec *executionContext) _UserSummary_totals(ctx context.Context, field graphql.CollectedField, obj *model.UserSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UserSummary_totals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Totals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.CurrencyTotal) graphql.Marshaler {
+			return ec.marshalNCurrencyTotal2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐCurrencyTotalᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UserSummary_totals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UserSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CurrencyTotal(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -6848,7 +8229,7 @@ func (ec *executionContext) unmarshalInputCreateExpenseInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"groupId", "amount", "currency", "description", "category", "payerId", "splitType", "splits", "idempotencyKey"}
+	fieldsInOrder := [...]string{"groupId", "amount", "currency", "description", "category", "payerId", "payers", "splitType", "splits", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -6897,6 +8278,13 @@ func (ec *executionContext) unmarshalInputCreateExpenseInput(ctx context.Context
 				return it, err
 			}
 			it.PayerID = data
+		case "payers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payers"))
+			data, err := ec.unmarshalOPaymentInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Payers = data
 		case "splitType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("splitType"))
 			data, err := ec.unmarshalNSplitType2githubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType(ctx, v)
@@ -7043,6 +8431,43 @@ func (ec *executionContext) unmarshalInputCreateSettlementInput(ctx context.Cont
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputPaymentInput(ctx context.Context, obj any) (model.PaymentInput, error) {
+	var it model.PaymentInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"userId", "amount"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "userId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserID = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputSplitInput(ctx context.Context, obj any) (model.SplitInput, error) {
 	var it model.SplitInput
 	if obj == nil {
@@ -7054,7 +8479,7 @@ func (ec *executionContext) unmarshalInputSplitInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"userId", "amount", "percentage"}
+	fieldsInOrder := [...]string{"userId", "amount", "percentage", "shares"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -7082,6 +8507,13 @@ func (ec *executionContext) unmarshalInputSplitInput(ctx context.Context, obj an
 				return it, err
 			}
 			it.Percentage = data
+		case "shares":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shares"))
+			data, err := ec.unmarshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Shares = data
 		}
 	}
 	return it, nil
@@ -7298,6 +8730,393 @@ func (ec *executionContext) _ActivityEdge(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var balanceImplementors = []string{"Balance"}
+
+func (ec *executionContext) _Balance(ctx context.Context, sel ast.SelectionSet, obj *model.Balance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, balanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Balance")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Balance_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "member":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Balance_member(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "currency":
+			out.Values[i] = ec._Balance_currency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paid":
+			out.Values[i] = ec._Balance_paid(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "owed":
+			out.Values[i] = ec._Balance_owed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sent":
+			out.Values[i] = ec._Balance_sent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "received":
+			out.Values[i] = ec._Balance_received(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "net":
+			out.Values[i] = ec._Balance_net(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var currencyTotalImplementors = []string{"CurrencyTotal"}
+
+func (ec *executionContext) _CurrencyTotal(ctx context.Context, sel ast.SelectionSet, obj *model.CurrencyTotal) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, currencyTotalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CurrencyTotal")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CurrencyTotal_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "currency":
+			out.Values[i] = ec._CurrencyTotal_currency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "youAreOwed":
+			out.Values[i] = ec._CurrencyTotal_youAreOwed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "youOwe":
+			out.Values[i] = ec._CurrencyTotal_youOwe(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "net":
+			out.Values[i] = ec._CurrencyTotal_net(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var debtImplementors = []string{"Debt"}
+
+func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj *model.Debt) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, debtImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Debt")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "from":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_from(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "to":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Debt_to(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "amount":
+			out.Values[i] = ec._Debt_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "currency":
+			out.Values[i] = ec._Debt_currency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var expenseImplementors = []string{"Expense", "Node", "ActivityItem"}
 
 func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, obj *store.Expense) graphql.Marshaler {
@@ -7391,6 +9210,11 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "payers":
+			out.Values[i] = ec._Expense_payers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "amount":
 			out.Values[i] = ec._Expense_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -7798,6 +9622,82 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "balances":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Group_balances(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "debts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Group_debts(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -8089,6 +9989,11 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "leftAt":
+			out.Values[i] = ec._Member_leftAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "group":
 			field := field
 
@@ -8099,6 +10004,44 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 					}
 				}()
 				res = ec._Member_group(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "balances":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Member_balances(ctx, field, obj)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -8273,6 +10216,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "leaveGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_leaveGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "updateWallet":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateWallet(ctx, field)
@@ -8360,6 +10310,125 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var paymentImplementors = []string{"Payment"}
+
+func (ec *executionContext) _Payment(ctx context.Context, sel ast.SelectionSet, obj *store.Payment) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, paymentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Payment")
+		case "id":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Payment_id(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "userId":
+			out.Values[i] = ec._Payment_userId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "member":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Payment_member(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "amount":
+			out.Values[i] = ec._Payment_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -9257,6 +11326,11 @@ func (ec *executionContext) _Split(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "shares":
+			out.Values[i] = ec._Split_shares(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -9495,6 +11569,87 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "summary":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._User_summary(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var userSummaryImplementors = []string{"UserSummary"}
+
+func (ec *executionContext) _UserSummary(ctx context.Context, sel ast.SelectionSet, obj *model.UserSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, userSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UserSummary")
+		case "id":
+			out.Values[i] = ec._UserSummary_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totals":
+			out.Values[i] = ec._UserSummary_totals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -9964,6 +12119,26 @@ func (ec *executionContext) marshalNActivityItem2ᚕgithubᚗcomᚋfractiᚋapi�
 	return ret
 }
 
+func (ec *executionContext) marshalNBalance2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐBalance(ctx context.Context, sel ast.SelectionSet, v model.Balance) graphql.Marshaler {
+	return ec._Balance(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBalance2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐBalanceᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Balance) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBalance2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐBalance(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -9995,6 +12170,26 @@ func (ec *executionContext) unmarshalNCreateSettlementInput2githubᚗcomᚋfract
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNCurrencyTotal2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐCurrencyTotal(ctx context.Context, sel ast.SelectionSet, v model.CurrencyTotal) graphql.Marshaler {
+	return ec._CurrencyTotal(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNCurrencyTotal2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐCurrencyTotalᚄ(ctx context.Context, sel ast.SelectionSet, v []model.CurrencyTotal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCurrencyTotal2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐCurrencyTotal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
 	res, err := scalar.UnmarshalDateTime(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -10009,6 +12204,26 @@ func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNDebt2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐDebt(ctx context.Context, sel ast.SelectionSet, v model.Debt) graphql.Marshaler {
+	return ec._Debt(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDebt2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐDebtᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Debt) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDebt2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐDebt(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx context.Context, v any) (money.Amount, error) {
@@ -10265,6 +12480,31 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋfractiᚋapiᚋgr
 	return ec._PageInfo(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNPayment2githubᚗcomᚋfractiᚋapiᚋstoreᚐPayment(ctx context.Context, sel ast.SelectionSet, v store.Payment) graphql.Marshaler {
+	return ec._Payment(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPayment2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐPaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Payment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPayment2githubᚗcomᚋfractiᚋapiᚋstoreᚐPayment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNPaymentInput2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentInput(ctx context.Context, v any) (model.PaymentInput, error) {
+	res, err := ec.unmarshalInputPaymentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNSettlement2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlement(ctx context.Context, sel ast.SelectionSet, v store.Settlement) graphql.Marshaler {
 	return ec._Settlement(ctx, sel, &v)
 }
@@ -10476,11 +12716,13 @@ var (
 		"EQUAL":      store.SplitEqual,
 		"EXACT":      store.SplitExact,
 		"PERCENTAGE": store.SplitPercentage,
+		"SHARES":     store.SplitShares,
 	}
 	marshalNSplitType2githubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType = map[store.SplitType]string{
 		store.SplitEqual:      "EQUAL",
 		store.SplitExact:      "EXACT",
 		store.SplitPercentage: "PERCENTAGE",
+		store.SplitShares:     "SHARES",
 	}
 )
 
@@ -10529,6 +12771,16 @@ func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋfractiᚋapiᚋgraph�
 		return graphql.Null
 	}
 	return ec._User(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNUserSummary2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐUserSummary(ctx context.Context, sel ast.SelectionSet, v *model.UserSummary) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._UserSummary(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -10799,6 +13051,23 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋfractiᚋapiᚋgraphᚋm
 		return graphql.Null
 	}
 	return ec._Node(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOPaymentInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentInputᚄ(ctx context.Context, v any) ([]model.PaymentInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.PaymentInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNPaymentInput2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func (ec *executionContext) marshalOSettlement2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlement(ctx context.Context, sel ast.SelectionSet, v *store.Settlement) graphql.Marshaler {

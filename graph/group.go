@@ -87,7 +87,11 @@ func (r *Resolver) groupMember(ctx context.Context, g *store.Group, userID strin
 	if !telegramIDPattern.MatchString(userID) {
 		return nil, nil
 	}
-	return loaders.For(ctx).Members.Load(ctx, store.MemberKey{GroupID: g.ID, UserID: userID})()
+	m, err := loaders.For(ctx).Members.Load(ctx, store.MemberKey{GroupID: g.ID, UserID: userID})()
+	if err != nil || !m.Active() {
+		return nil, err
+	}
+	return m, nil
 }
 
 func (r *Resolver) groupExpenses(ctx context.Context, g *store.Group, first *int, after *string) (*model.ExpenseConnection, error) {

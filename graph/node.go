@@ -38,6 +38,7 @@ func (r *Resolver) node(ctx context.Context, id string) (model.Node, error) {
 		if g, err := visibleGroup(ctx, groupID); err != nil || g == nil {
 			return nil, err
 		}
+		// Former members too: expenses and settlements still name them.
 		return nilIfHidden(loaders.For(ctx).Members.Load(ctx, store.MemberKey{GroupID: groupID, UserID: userID})())
 	}
 	return nil, nil

@@ -12,6 +12,36 @@ import (
 	"github.com/fracti/api/store"
 )
 
+// ID is the resolver for the id field.
+func (r *balanceResolver) ID(ctx context.Context, obj *model.Balance) (string, error) {
+	return balanceID(obj), nil
+}
+
+// Member is the resolver for the member field.
+func (r *balanceResolver) Member(ctx context.Context, obj *model.Balance) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.UserID)
+}
+
+// ID is the resolver for the id field.
+func (r *currencyTotalResolver) ID(ctx context.Context, obj *model.CurrencyTotal) (string, error) {
+	return obj.UserID + ":" + obj.Currency.Code(), nil
+}
+
+// ID is the resolver for the id field.
+func (r *debtResolver) ID(ctx context.Context, obj *model.Debt) (string, error) {
+	return debtID(obj), nil
+}
+
+// From is the resolver for the from field.
+func (r *debtResolver) From(ctx context.Context, obj *model.Debt) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.FromID)
+}
+
+// To is the resolver for the to field.
+func (r *debtResolver) To(ctx context.Context, obj *model.Debt) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.ToID)
+}
+
 // Group is the resolver for the group field.
 func (r *expenseResolver) Group(ctx context.Context, obj *store.Expense) (*store.Group, error) {
 	return group(ctx, obj.GroupID)
@@ -52,6 +82,16 @@ func (r *groupResolver) Settlements(ctx context.Context, obj *store.Group, first
 	return r.groupSettlements(ctx, obj, first, after)
 }
 
+// Balances is the resolver for the balances field.
+func (r *groupResolver) Balances(ctx context.Context, obj *store.Group) ([]model.Balance, error) {
+	return groupBalances(ctx, obj)
+}
+
+// Debts is the resolver for the debts field.
+func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *bool) ([]model.Debt, error) {
+	return groupDebts(ctx, obj, simplify)
+}
+
 // ID is the resolver for the id field.
 func (r *memberResolver) ID(ctx context.Context, obj *store.Member) (string, error) {
 	return memberID(obj.GroupID, obj.UserID), nil
@@ -77,6 +117,11 @@ func (r *memberResolver) Group(ctx context.Context, obj *store.Member) (*store.G
 	return group(ctx, obj.GroupID)
 }
 
+// Balances is the resolver for the balances field.
+func (r *memberResolver) Balances(ctx context.Context, obj *store.Member) ([]model.Balance, error) {
+	return memberBalances(ctx, obj)
+}
+
 // CreateGroup is the resolver for the createGroup field.
 func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGroupInput) (*store.Group, error) {
 	return r.createGroup(ctx, input)
@@ -85,6 +130,11 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGr
 // JoinGroup is the resolver for the joinGroup field.
 func (r *mutationResolver) JoinGroup(ctx context.Context, groupID string) (*store.Member, error) {
 	return r.joinGroup(ctx, groupID)
+}
+
+// LeaveGroup is the resolver for the leaveGroup field.
+func (r *mutationResolver) LeaveGroup(ctx context.Context, groupID string) (string, error) {
+	return r.leaveGroup(ctx, groupID)
 }
 
 // UpdateWallet is the resolver for the updateWallet field.
@@ -110,6 +160,16 @@ func (r *mutationResolver) CreateSettlement(ctx context.Context, input model.Cre
 // UpdateSettlement is the resolver for the updateSettlement field.
 func (r *mutationResolver) UpdateSettlement(ctx context.Context, id string, input model.UpdateSettlementInput) (*store.Settlement, error) {
 	return r.updateSettlement(ctx, id, input)
+}
+
+// ID is the resolver for the id field.
+func (r *paymentResolver) ID(ctx context.Context, obj *store.Payment) (string, error) {
+	return partID(obj.ExpenseID, obj.UserID), nil
+}
+
+// Member is the resolver for the member field.
+func (r *paymentResolver) Member(ctx context.Context, obj *store.Payment) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.UserID)
 }
 
 // Me is the resolver for the me field.
@@ -215,6 +275,20 @@ func (r *userResolver) Activity(ctx context.Context, obj *model.User, first *int
 	return r.userActivity(ctx, obj, first, after)
 }
 
+// Summary is the resolver for the summary field.
+func (r *userResolver) Summary(ctx context.Context, obj *model.User) (*model.UserSummary, error) {
+	return r.userSummary(ctx, obj)
+}
+
+// Balance returns BalanceResolver implementation.
+func (r *Resolver) Balance() BalanceResolver { return &balanceResolver{r} }
+
+// CurrencyTotal returns CurrencyTotalResolver implementation.
+func (r *Resolver) CurrencyTotal() CurrencyTotalResolver { return &currencyTotalResolver{r} }
+
+// Debt returns DebtResolver implementation.
+func (r *Resolver) Debt() DebtResolver { return &debtResolver{r} }
+
 // Expense returns ExpenseResolver implementation.
 func (r *Resolver) Expense() ExpenseResolver { return &expenseResolver{r} }
 
@@ -226,6 +300,9 @@ func (r *Resolver) Member() MemberResolver { return &memberResolver{r} }
 
 // Mutation returns MutationResolver implementation.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
+
+// Payment returns PaymentResolver implementation.
+func (r *Resolver) Payment() PaymentResolver { return &paymentResolver{r} }
 
 // Query returns QueryResolver implementation.
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
@@ -243,13 +320,17 @@ func (r *Resolver) Split() SplitResolver { return &splitResolver{r} }
 func (r *Resolver) User() UserResolver { return &userResolver{r} }
 
 type (
-	expenseResolver    struct{ *Resolver }
-	groupResolver      struct{ *Resolver }
-	memberResolver     struct{ *Resolver }
-	mutationResolver   struct{ *Resolver }
-	queryResolver      struct{ *Resolver }
-	settlementResolver struct{ *Resolver }
-	shareResolver      struct{ *Resolver }
-	splitResolver      struct{ *Resolver }
-	userResolver       struct{ *Resolver }
+	balanceResolver       struct{ *Resolver }
+	currencyTotalResolver struct{ *Resolver }
+	debtResolver          struct{ *Resolver }
+	expenseResolver       struct{ *Resolver }
+	groupResolver         struct{ *Resolver }
+	memberResolver        struct{ *Resolver }
+	mutationResolver      struct{ *Resolver }
+	paymentResolver       struct{ *Resolver }
+	queryResolver         struct{ *Resolver }
+	settlementResolver    struct{ *Resolver }
+	shareResolver         struct{ *Resolver }
+	splitResolver         struct{ *Resolver }
+	userResolver          struct{ *Resolver }
 )

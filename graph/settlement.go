@@ -50,7 +50,7 @@ func (r *Resolver) createSettlement(ctx context.Context, in model.CreateSettleme
 	if err != nil {
 		return nil, err
 	}
-	if toM == nil || !telegramIDPattern.MatchString(in.ToUserID) {
+	if !toM.Active() || !telegramIDPattern.MatchString(in.ToUserID) {
 		return nil, badInput("input.toUserId", "user %s is not a member of this group", in.ToUserID)
 	}
 	st := store.Settlement{

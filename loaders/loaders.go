@@ -29,6 +29,8 @@ type Loaders struct {
 	Expenses *dataloader.Loader[store.ExpenseRef, *store.Expense]
 	// Settlements loads settlements like Expenses does expenses.
 	Settlements *dataloader.Loader[store.SettlementRef, *store.Settlement]
+	// Balances loads groups' kept balances (two BatchGetItem rounds per batch).
+	Balances *dataloader.Loader[string, *store.GroupBalances]
 }
 
 // New returns fresh loaders over s that wait wait before each batch.
@@ -38,6 +40,7 @@ func New(s *store.Store, wait time.Duration) *Loaders {
 		Members:     newLoader(wait, s.GetMembers),
 		Expenses:    newLoader(wait, s.GetExpenses),
 		Settlements: newLoader(wait, s.GetSettlements),
+		Balances:    newLoader(wait, s.GetBalances),
 	}
 }
 

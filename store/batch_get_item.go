@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -16,6 +17,11 @@ const MaxBatchGet = 100
 // requests of at most MaxBatchGet keys, retrying keys DynamoDB left
 // unprocessed. Missing items are simply absent from the result.
 func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	return s.batchRead(ctx, keys, false)
+}
+
+// batchRead is batchGet with the choice of strongly consistent reads.
+func (s *Store) batchRead(ctx context.Context, keys []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	for start := 0; start < len(keys); start += MaxBatchGet {
 		pending := keys[start:min(start+MaxBatchGet, len(keys))]
@@ -33,7 +39,7 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 				return nil, fmt.Errorf("batch get: %d keys still unprocessed", len(pending))
 			}
 			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-				RequestItems: map[string]types.KeysAndAttributes{s.table: {Keys: pending}},
+				RequestItems: map[string]types.KeysAndAttributes{s.table: {Keys: pending, ConsistentRead: aws.Bool(consistent)}},
 			})
 			if err != nil {
 				return nil, fmt.Errorf("batch get: %w", err)

@@ -10,18 +10,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fracti/api/ledger"
 )
 
-// MaxExpenseParticipants is the most distinct users (payer and beneficiaries
-// together) one expense may involve. Creating an expense is one transaction:
-// the ledger check, the expense, one record per beneficiary other than the
-// payer and one idempotency record, within DynamoDB's 100 items.
-const MaxExpenseParticipants = maxTransactItems - 2
+// MaxExpenseParticipants is the most distinct users (payers and
+// beneficiaries together) one expense may involve. Creating an expense is one
+// transaction: the ledger, the balances, the expense, one record per user
+// other than the main payer and an idempotency record, within DynamoDB's 100
+// items.
+const MaxExpenseParticipants = maxTransactItems - 3
 
-// CreateExpense writes the expense and its participant records (one per
-// beneficiary other than the payer) in one transaction, on condition that the
-// group exists and that the payer and every beneficiary are its members.
-// The store assigns the expense's id and creation time.
+// CreateExpense writes the expense, its participant records and its effect
+// on the group's balances in one transaction, on condition that the group
+// exists and that every payer and beneficiary is a member. The store assigns
+// the expense's id and creation time. Payers may be left empty for a single
+// payer named by PayerID; otherwise PayerID becomes the main payer.
 //
 // With an idempotency key, the recorder's key is claimed in the same
 // transaction; a retry of the same expense with the same key returns the
@@ -30,15 +33,31 @@ const MaxExpenseParticipants = maxTransactItems - 2
 func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense, idempotencyKey string) (Expense, error) {
 	e.ID = s.newID()
 	e.CreatedAt = s.stamp()
-	e.Splits = slices.Clone(e.Splits) // the caller's slice stays as it was
+	e.Splits = slices.Clone(e.Splits) // the caller's slices stay as they were
+	e.Payers = slices.Clone(e.Payers)
+	if len(e.Payers) == 0 {
+		e.Payers = []Payment{{UserID: e.PayerID, UserName: e.PayerName, Amount: e.Amount}}
+	}
+	main := e.Payers[MainPayer(e.Payers)]
+	e.PayerID, e.PayerName = main.UserID, main.UserName
 	for i := range e.Splits {
 		e.Splits[i].ExpenseID, e.Splits[i].GroupID = e.ID, e.GroupID
+	}
+	for i := range e.Payers {
+		e.Payers[i].ExpenseID, e.Payers[i].GroupID = e.ID, e.GroupID
 	}
 	involved := e.involvedUsers()
 	if len(involved) > MaxExpenseParticipants {
 		return Expense{}, fmt.Errorf("%w: %d participants, the limit is %d", ErrTooManyItems, len(involved), MaxExpenseParticipants)
 	}
-	items := []types.TransactWriteItem{{ConditionCheck: s.membersCheck(e.GroupID, involved)}}
+	delta, err := e.delta()
+	if err != nil {
+		return Expense{}, err
+	}
+	items := []types.TransactWriteItem{
+		s.ledgerUpdate(e.GroupID, involved, e.Amount.Currency()),
+		s.balancesUpdate(e.GroupID, delta),
+	}
 	puts := []any{e.record()}
 	for _, p := range e.participantRecords(groupTitle) {
 		puts = append(puts, p)
@@ -63,7 +82,7 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 		}
 		idem, items = len(items), append(items, put)
 	}
-	err := s.transactWrite(ctx, items)
+	err = s.transactWrite(ctx, items)
 	switch {
 	case idem >= 0 && condFailedAt(err, idem):
 		return s.replayExpense(ctx, e, idempotencyKey)
@@ -75,17 +94,42 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 	return e, nil
 }
 
-// involvedUsers lists the payer and every beneficiary once, payer first.
+// involvedUsers lists every payer and beneficiary once, the main payer first.
 func (e *Expense) involvedUsers() []string {
 	users := []string{e.PayerID}
 	seen := map[string]bool{e.PayerID: true}
-	for _, sp := range e.Splits {
-		if !seen[sp.UserID] {
-			seen[sp.UserID] = true
-			users = append(users, sp.UserID)
+	for _, u := range append(userIDs(e.Payers, func(p Payment) string { return p.UserID }), userIDs(e.Splits, func(s Split) string { return s.UserID })...) {
+		if !seen[u] {
+			seen[u] = true
+			users = append(users, u)
 		}
 	}
 	return users
+}
+
+func userIDs[T any](xs []T, id func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = id(x)
+	}
+	return out
+}
+
+// delta is the expense's effect on the group's balances.
+func (e *Expense) delta() (ledger.Delta, error) {
+	payers := make([]ledger.Part, len(e.Payers))
+	for i, p := range e.Payers {
+		payers[i] = ledger.Part{UserID: p.UserID, Amount: p.Amount}
+	}
+	shares := make([]ledger.Part, len(e.Splits))
+	for i, sp := range e.Splits {
+		shares[i] = ledger.Part{UserID: sp.UserID, Amount: sp.Amount}
+	}
+	d, err := ledger.ExpenseDelta(e.Amount.Currency(), payers, shares)
+	if err != nil {
+		return ledger.Delta{}, fmt.Errorf("expense %s balances: %w", e.ID, err)
+	}
+	return d, nil
 }
 
 // membersCheck is a condition on the group's ledger: the group exists and
@@ -128,7 +172,10 @@ func (s *Store) replayExpense(ctx context.Context, e Expense, key string) (Expen
 
 // fingerprint identifies what the expense says, apart from its id and time.
 func (e *Expense) fingerprint() string {
-	parts := []string{e.GroupID, e.PayerID, e.Amount.String(), e.Amount.Currency().Code(), e.Description, e.Category, string(e.SplitType)}
+	parts := []string{e.GroupID, e.Amount.String(), e.Amount.Currency().Code(), e.Description, e.Category, string(e.SplitType)}
+	for _, p := range e.Payers {
+		parts = append(parts, "paid", p.UserID, p.Amount.String())
+	}
 	for _, sp := range e.Splits {
 		parts = append(parts, sp.UserID, sp.Amount.String())
 	}

@@ -7,12 +7,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fracti/api/ledger"
 )
 
 // CreateSettlement records a payment between two members, on condition that
 // both are members of the group. The store assigns id and creation time, and
-// the completion time when it is created already completed. An idempotency
-// key works as for CreateExpense, claimed by the paying member.
+// the completion time when it is created already completed, in which case
+// it moves the balances in the same transaction. An idempotency key works as
+// for CreateExpense, claimed by the paying member.
 func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotencyKey string) (Settlement, error) {
 	st.ID = s.newID()
 	st.CreatedAt = s.stamp()
@@ -29,6 +31,10 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 			TableName: &s.table, Item: av,
 			ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}},
+	}
+	if st.Status == SettlementCompleted {
+		items[0] = s.ledgerUpdate(st.GroupID, []string{st.FromUserID, st.ToUserID}, st.Amount.Currency())
+		items = append(items, s.balancesUpdate(st.GroupID, st.delta()))
 	}
 	idem := -1
 	if idempotencyKey != "" {
@@ -75,4 +81,9 @@ func (s *Store) replaySettlement(ctx context.Context, st Settlement, key string)
 // fingerprint identifies what the settlement says, apart from its id, time and later changes.
 func (st *Settlement) fingerprint() string {
 	return fingerprint(st.GroupID, st.FromUserID, st.ToUserID, st.Amount.String(), st.Amount.Currency().Code(), st.TxHash)
+}
+
+// delta is what completing the settlement does to the group's balances.
+func (st *Settlement) delta() ledger.Delta {
+	return ledger.SettlementDelta(st.Amount.Currency(), st.FromUserID, st.ToUserID, st.Amount)
 }

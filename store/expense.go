@@ -16,14 +16,16 @@ const (
 	SplitEqual      SplitType = "equal"
 	SplitExact      SplitType = "exact"
 	SplitPercentage SplitType = "percentage"
+	SplitShares     SplitType = "shares"
 )
 
-// Expense is money one member paid for some of the group's members.
+// Expense is money one or more members paid for some of the group's members.
 type Expense struct {
 	ID          string
 	GroupID     string
-	PayerID     string
+	PayerID     string // the main payer: who paid most (ties: the first listed)
 	PayerName   string
+	Payers      []Payment // everyone who paid; their amounts add up to Amount
 	Amount      money.Amount
 	Description string
 	Category    string
@@ -49,6 +51,36 @@ type Split struct {
 	UserName   string
 	Amount     money.Amount
 	Percentage *money.Decimal // set for percentage splits
+	Shares     *money.Decimal // set for shares splits
+}
+
+// Payment is what one member paid of an expense.
+type Payment struct {
+	ExpenseID string
+	GroupID   string
+	UserID    string
+	UserName  string
+	Amount    money.Amount
+}
+
+// MainPayer is the index of the payer who paid most, the first listed on a tie.
+func MainPayer(payers []Payment) int {
+	best := 0
+	for i, p := range payers {
+		if p.Amount.Cmp(payers[best].Amount) > 0 {
+			best = i
+		}
+	}
+	return best
+}
+
+// paidBy is what each user paid of the expense.
+func (e *Expense) paidBy() map[string]money.Amount {
+	paid := make(map[string]money.Amount, len(e.Payers))
+	for _, p := range e.Payers {
+		paid[p.UserID] = p.Amount
+	}
+	return paid
 }
 
 // ExpenseRef locates an expense. With GroupID and CreatedAt known the item is
@@ -76,6 +108,7 @@ type expenseRecord struct {
 	Description string                `dynamodbav:"description"`
 	SplitType   string                `dynamodbav:"splitType"`
 	Splits      []splitRecord         `dynamodbav:"splits"`
+	Payers      []paymentRecord       `dynamodbav:"payers,omitempty"`
 	Category    string                `dynamodbav:"category,omitempty"`
 	CreatedAt   string                `dynamodbav:"createdAt"`
 	CreatedBy   string                `dynamodbav:"createdBy,omitempty"`
@@ -86,6 +119,13 @@ type splitRecord struct {
 	UserName   string                 `dynamodbav:"userName"`
 	Amount     attributevalue.Number  `dynamodbav:"amount"`
 	Percentage *attributevalue.Number `dynamodbav:"percentage,omitempty"`
+	Shares     *attributevalue.Number `dynamodbav:"shares,omitempty"`
+}
+
+type paymentRecord struct {
+	UserID   string                `dynamodbav:"userId"`
+	UserName string                `dynamodbav:"userName"`
+	Amount   attributevalue.Number `dynamodbav:"amount"`
 }
 
 func (e *Expense) record() expenseRecord {
@@ -93,9 +133,13 @@ func (e *Expense) record() expenseRecord {
 	splits := make([]splitRecord, len(e.Splits))
 	for i, sp := range e.Splits {
 		splits[i] = splitRecord{
-			UserID: sp.UserID, UserName: sp.UserName,
-			Amount: amountNumber(sp.Amount), Percentage: optionalDecimalNumber(sp.Percentage),
+			UserID: sp.UserID, UserName: sp.UserName, Amount: amountNumber(sp.Amount),
+			Percentage: optionalDecimalNumber(sp.Percentage), Shares: optionalDecimalNumber(sp.Shares),
 		}
+	}
+	payers := make([]paymentRecord, len(e.Payers))
+	for i, p := range e.Payers {
+		payers[i] = paymentRecord{UserID: p.UserID, UserName: p.UserName, Amount: amountNumber(p.Amount)}
 	}
 	return expenseRecord{
 		PK: groupPK(e.GroupID), SK: expenseSK(ts, e.ID),
@@ -103,7 +147,7 @@ func (e *Expense) record() expenseRecord {
 		GSI3PK: userKey(e.PayerID), GSI3SK: expenseSK(ts, e.ID),
 		ID: e.ID, GroupID: e.GroupID, PayerID: e.PayerID, PayerName: e.PayerName,
 		Amount: amountNumber(e.Amount), Currency: e.Amount.Currency().Code(),
-		Description: e.Description, SplitType: string(e.SplitType), Splits: splits,
+		Description: e.Description, SplitType: string(e.SplitType), Splits: splits, Payers: payers,
 		Category: e.Category, CreatedAt: ts, CreatedBy: e.CreatedBy,
 	}
 }
@@ -127,13 +171,30 @@ func (r *expenseRecord) expense() (Expense, error) {
 		if err != nil {
 			return Expense{}, fmt.Errorf("expense %s split %d: %w", r.ID, i, err)
 		}
+		shares, err := readOptionalDecimal(sr.Shares)
+		if err != nil {
+			return Expense{}, fmt.Errorf("expense %s split %d: %w", r.ID, i, err)
+		}
 		splits[i] = Split{
 			ExpenseID: r.ID, GroupID: r.GroupID, UserID: sr.UserID, UserName: sr.UserName,
-			Amount: a, Percentage: pct,
+			Amount: a, Percentage: pct, Shares: shares,
+		}
+	}
+	// Items written before several payers existed name only payerId: that
+	// payer paid it all.
+	payers := []Payment{{ExpenseID: r.ID, GroupID: r.GroupID, UserID: r.PayerID, UserName: r.PayerName, Amount: amount}}
+	if len(r.Payers) > 0 {
+		payers = make([]Payment, len(r.Payers))
+		for i, pr := range r.Payers {
+			a, err := readAmount(pr.Amount, r.Currency)
+			if err != nil {
+				return Expense{}, fmt.Errorf("expense %s payer %d: %w", r.ID, i, err)
+			}
+			payers[i] = Payment{ExpenseID: r.ID, GroupID: r.GroupID, UserID: pr.UserID, UserName: pr.UserName, Amount: a}
 		}
 	}
 	return Expense{
-		ID: r.ID, GroupID: r.GroupID, PayerID: r.PayerID, PayerName: r.PayerName,
+		ID: r.ID, GroupID: r.GroupID, PayerID: r.PayerID, PayerName: r.PayerName, Payers: payers,
 		Amount: amount, Description: r.Description, Category: r.Category,
 		SplitType: SplitType(r.SplitType), Splits: splits, CreatedAt: created, CreatedBy: r.CreatedBy,
 	}, nil
@@ -167,14 +228,17 @@ func (sh *Share) ExpenseRef() ExpenseRef {
 type participantRecord struct {
 	PK          string                `dynamodbav:"PK"`
 	SK          string                `dynamodbav:"SK"`
-	GSI1PK      string                `dynamodbav:"GSI1PK"`
-	GSI1SK      string                `dynamodbav:"GSI1SK"`
+	GSI1PK      string                `dynamodbav:"GSI1PK,omitempty"`
+	GSI1SK      string                `dynamodbav:"GSI1SK,omitempty"`
+	GSI3PK      string                `dynamodbav:"GSI3PK,omitempty"`
+	GSI3SK      string                `dynamodbav:"GSI3SK,omitempty"`
 	ExpenseID   string                `dynamodbav:"expenseId"`
 	GroupID     string                `dynamodbav:"groupId"`
 	GroupTitle  string                `dynamodbav:"groupTitle"`
 	UserID      string                `dynamodbav:"userId"`
 	UserName    string                `dynamodbav:"userName"`
 	Amount      attributevalue.Number `dynamodbav:"amount"`
+	Paid        attributevalue.Number `dynamodbav:"paid,omitempty"`
 	Currency    string                `dynamodbav:"currency"`
 	PayerID     string                `dynamodbav:"payerId"`
 	PayerName   string                `dynamodbav:"payerName"`
@@ -183,23 +247,50 @@ type participantRecord struct {
 	CreatedAt   string                `dynamodbav:"createdAt"`
 }
 
-// participantRecords are the records of every beneficiary other than the payer.
+// participantRecords are the records of every user the expense involves
+// except its main payer: beneficiaries, listed under GSI1 (OWES#) while
+// their share exceeds what they paid, and the other payers, listed under
+// GSI3 (TX#) so that the expense counts as theirs too. With one payer this is
+// exactly one record per beneficiary other than the payer.
 func (e *Expense) participantRecords(groupTitle string) []participantRecord {
 	ts := formatTime(e.CreatedAt)
-	var out []participantRecord
+	cur := e.Amount.Currency()
+	paid := e.paidBy()
+	splits := make(map[string]Split, len(e.Splits))
 	for _, sp := range e.Splits {
-		if sp.UserID == e.PayerID {
+		splits[sp.UserID] = sp
+	}
+	names := make(map[string]string, len(e.Payers))
+	for _, p := range e.Payers {
+		names[p.UserID] = p.UserName
+	}
+	var out []participantRecord
+	for _, u := range e.involvedUsers() {
+		if u == e.PayerID {
 			continue
 		}
-		out = append(out, participantRecord{
-			PK: groupPK(e.GroupID), SK: participantSK(e.ID, sp.UserID),
-			GSI1PK: userKey(sp.UserID), GSI1SK: owesGSI1SK(ts, e.ID),
-			ExpenseID: e.ID, GroupID: e.GroupID, GroupTitle: groupTitle,
-			UserID: sp.UserID, UserName: sp.UserName,
-			Amount: amountNumber(sp.Amount), Currency: e.Amount.Currency().Code(),
+		share, p := money.Zero(cur), money.Zero(cur)
+		sp, isBeneficiary := splits[u]
+		if isBeneficiary {
+			share, names[u] = sp.Amount, sp.UserName
+		}
+		if a, isPayer := paid[u]; isPayer {
+			p = a
+		}
+		rec := participantRecord{
+			PK: groupPK(e.GroupID), SK: participantSK(e.ID, u),
+			ExpenseID: e.ID, GroupID: e.GroupID, GroupTitle: groupTitle, UserID: u, UserName: names[u],
+			Amount: amountNumber(share), Currency: cur.Code(),
 			PayerID: e.PayerID, PayerName: e.PayerName, Description: e.Description,
 			TotalAmount: amountNumber(e.Amount), CreatedAt: ts,
-		})
+		}
+		if share.Cmp(p) > 0 {
+			rec.GSI1PK, rec.GSI1SK = userKey(u), owesGSI1SK(ts, e.ID)
+		}
+		if p.Sign() > 0 {
+			rec.Paid, rec.GSI3PK, rec.GSI3SK = amountNumber(p), userKey(u), expenseSK(ts, e.ID)
+		}
+		out = append(out, rec)
 	}
 	return out
 }

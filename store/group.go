@@ -34,10 +34,17 @@ type groupRecord struct {
 // members, so that one condition on one item can require that every user an
 // expense involves belongs to the group. It exists exactly as long as the
 // group does, so a condition on it is a condition on the group too.
+//
+// Every write that changes balances also bumps its version, so that leaving
+// (allowed only at a zero balance) can be conditioned on nothing having
+// changed since the balances were read; currencies lists the group's
+// BALANCES#<currency> items.
 type ledgerRecord struct {
-	PK        string   `dynamodbav:"PK"`
-	SK        string   `dynamodbav:"SK"`
-	MemberIDs []string `dynamodbav:"memberIds,stringset"`
+	PK         string   `dynamodbav:"PK"`
+	SK         string   `dynamodbav:"SK"`
+	MemberIDs  []string `dynamodbav:"memberIds,stringset,omitempty"`
+	Currencies []string `dynamodbav:"currencies,stringset,omitempty"`
+	Version    int64    `dynamodbav:"version"`
 }
 
 func (g Group) record() groupRecord {

@@ -9,8 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// JoinGroup makes the user a member of the group. Joining again is not an
-// error: it returns the existing membership with joined false. The
+// JoinGroup makes the user a member of the group, or a member again after
+// leaving. Joining again is not an error: it returns the existing membership
+// with joined false. The
 // membership, the group's memberCount and its ledger change in one
 // transaction, so the count stays exact under concurrent joins.
 func (s *Store) JoinGroup(ctx context.Context, groupID string, nm NewMember) (m Member, joined bool, err error) {
@@ -26,7 +27,7 @@ func (s *Store) JoinGroup(ctx context.Context, groupID string, nm NewMember) (m 
 	items := []types.TransactWriteItem{
 		{Put: &types.Put{
 			TableName: &s.table, Item: item,
-			ConditionExpression: aws.String("attribute_not_exists(PK)"),
+			ConditionExpression: aws.String("attribute_not_exists(PK) OR attribute_exists(leftAt)"),
 		}},
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, skMetadata),

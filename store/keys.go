@@ -5,13 +5,20 @@ package store
 //	item                 PK                  SK                               GSI1PK / GSI1SK                  GSI2PK / GSI2SK              GSI3PK / GSI3SK
 //	group                GROUP#<groupId>     METADATA
 //	group ledger         GROUP#<groupId>     LEDGER
+//	group balances       GROUP#<groupId>     BALANCES#<currency>
 //	membership           GROUP#<groupId>     USER#<userId>                    USER#<userId> / GROUP#<groupId>
 //	expense              GROUP#<groupId>     TX#<createdAt>#<expenseId>                                        EXPENSE#<expenseId> / <groupId>  USER#<payerId> / TX#<createdAt>#<expenseId>
-//	expense participant  GROUP#<groupId>     PART#<expenseId>#<userId>        USER#<userId> / OWES#<createdAt>#<expenseId>
+//	expense participant  GROUP#<groupId>     PART#<expenseId>#<userId>        USER#<userId> / OWES#<createdAt>#<expenseId>                                     USER#<userId> / TX#<createdAt>#<expenseId>
 //	settlement           GROUP#<groupId>     SETTLE#<createdAt>#<settlementId>                                 SETTLEMENT#<id> / <groupId>      USER#<fromUserId> / SETTLE#<createdAt>#<settlementId>
 //	user profile         USER#<userId>       PROFILE
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
+//
+// A former member's membership stays (with leftAt, without GSI1 keys) so
+// that the expenses and settlements they took part in still name them.
+// Participant records exist for every user an expense involves except its
+// main payer; GSI1 (OWES#) only while the user's share exceeds what they
+// paid, GSI3 (TX#) only for the expense's other payers.
 //
 // The id suffix on timestamped sort keys keeps two items written in the same
 // millisecond apart and gives every list a total, stable order for cursors.
@@ -51,6 +58,7 @@ const (
 	prefixSettlemnt = "SETTLEMENT#"
 	prefixToken     = "TOKEN#"
 	prefixIdem      = "IDEMPOTENCY#"
+	prefixBalances  = "BALANCES#"
 )
 
 func groupPK(groupID string) string { return prefixGroup + groupID }
@@ -84,3 +92,5 @@ func tokenPK(hash string) string { return prefixToken + hash }
 func tokenGSI1SK(createdAt, hash string) string { return prefixToken + createdAt + "#" + hash }
 
 func idempotencySK(key string) string { return prefixIdem + key }
+
+func balancesSK(currency string) string { return prefixBalances + currency }

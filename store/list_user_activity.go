@@ -20,7 +20,7 @@ type Activity struct {
 // merged by time; a cursor holds the position in each stream.
 func (s *Store) ListUserActivity(ctx context.Context, userID string, args PageArgs) (Page[Activity], error) {
 	first := min(max(args.First, 0), MaxPageSize)
-	streams := []listQuery{userActivityQuery(userID, prefixTx), userActivityQuery(userID, prefixSettle)}
+	streams := []listQuery{s.userActivityQuery(userID, prefixTx), s.userActivityQuery(userID, prefixSettle)}
 	list := "activity:" + userID
 	positions := make([]map[string]string, len(streams))
 	if args.After != "" {
@@ -49,6 +49,7 @@ func (s *Store) ListUserActivity(ctx context.Context, userID string, args PageAr
 	}
 
 	var page Page[Activity]
+	var picked []map[string]types.AttributeValue
 	page.HasPrevious = args.After != ""
 	next := make([]int, len(streams))
 	for {
@@ -62,21 +63,53 @@ func (s *Store) ListUserActivity(ctx context.Context, userID string, args PageAr
 		if pick < 0 {
 			break
 		}
-		if len(page.Items) == first {
+		if len(picked) == first {
 			page.HasNext = true
 			break
 		}
 		item := heads[pick][next[pick]]
 		next[pick]++
 		positions[pick] = keyOf(item, streams[pick].keys)
-		a, err := decodeActivity(item, pick == 0)
-		if err != nil {
-			return Page[Activity]{}, err
-		}
-		page.Items = append(page.Items, a)
+		picked = append(picked, item)
 		page.Cursors = append(page.Cursors, s.cursors.encode(list, positions...))
 	}
-	return page, nil
+	return page, s.decodeActivities(ctx, picked, &page)
+}
+
+// decodeActivities fills the page with the picked items, expenses (read in
+// one batch where the item is another payer's record) and settlements.
+func (s *Store) decodeActivities(ctx context.Context, items []map[string]types.AttributeValue, page *Page[Activity]) error {
+	var txItems []map[string]types.AttributeValue
+	var txAt []int
+	page.Items = make([]Activity, len(items))
+	for i, it := range items {
+		if sk, _ := it[attrGSI3SK].(*types.AttributeValueMemberS); sk != nil && strings.HasPrefix(sk.Value, prefixTx) {
+			txItems, txAt = append(txItems, it), append(txAt, i)
+			continue
+		}
+		sts, err := decodeAll([]map[string]types.AttributeValue{it}, (*settlementRecord).settlement)
+		if err != nil {
+			return err
+		}
+		page.Items[i] = Activity{Settlement: &sts[0]}
+	}
+	expenses, err := s.expensesOf(ctx, txItems)
+	if err != nil {
+		return err
+	}
+	for j, e := range expenses {
+		page.Items[txAt[j]] = Activity{Expense: e}
+	}
+	// An expense deleted between the two reads drops out with its cursor.
+	kept := 0
+	for i, a := range page.Items {
+		if a.Expense != nil || a.Settlement != nil {
+			page.Items[kept], page.Cursors[kept] = a, page.Cursors[i]
+			kept++
+		}
+	}
+	page.Items, page.Cursors = page.Items[:kept], page.Cursors[:kept]
+	return nil
 }
 
 // activityOrder is the part of an activity's GSI3 sort key that orders the
@@ -88,20 +121,4 @@ func activityOrder(item map[string]types.AttributeValue) string {
 	}
 	_, rest, _ := strings.Cut(sk.Value, "#")
 	return rest
-}
-
-func decodeActivity(item map[string]types.AttributeValue, isExpense bool) (Activity, error) {
-	one := []map[string]types.AttributeValue{item}
-	if isExpense {
-		es, err := decodeAll(one, (*expenseRecord).expense)
-		if err != nil {
-			return Activity{}, err
-		}
-		return Activity{Expense: &es[0]}, nil
-	}
-	sts, err := decodeAll(one, (*settlementRecord).settlement)
-	if err != nil {
-		return Activity{}, err
-	}
-	return Activity{Settlement: &sts[0]}, nil
 }

@@ -15,7 +15,11 @@ type Member struct {
 	Wallet    string // TON wallet address, empty if none
 	AvatarURL string
 	JoinedAt  time.Time
+	LeftAt    *time.Time // set once the user has left the group
 }
+
+// Active reports whether the user is (still) a member.
+func (m *Member) Active() bool { return m != nil && m.LeftAt == nil }
 
 // MemberKey names a membership.
 type MemberKey struct {
@@ -38,8 +42,8 @@ type NewMember struct {
 type memberRecord struct {
 	PK         string `dynamodbav:"PK"`
 	SK         string `dynamodbav:"SK"`
-	GSI1PK     string `dynamodbav:"GSI1PK"`
-	GSI1SK     string `dynamodbav:"GSI1SK"`
+	GSI1PK     string `dynamodbav:"GSI1PK,omitempty"` // removed when the user leaves
+	GSI1SK     string `dynamodbav:"GSI1SK,omitempty"`
 	ID         string `dynamodbav:"id"`
 	TelegramID int64  `dynamodbav:"telegramId"`
 	Name       string `dynamodbav:"name"`
@@ -47,6 +51,7 @@ type memberRecord struct {
 	Wallet     string `dynamodbav:"wallet,omitempty"`
 	AvatarURL  string `dynamodbav:"avatarUrl,omitempty"`
 	JoinedAt   string `dynamodbav:"joinedAt"`
+	LeftAt     string `dynamodbav:"leftAt,omitempty"`
 }
 
 func newMemberRecord(groupID string, m NewMember, joined time.Time) (memberRecord, error) {
@@ -67,8 +72,16 @@ func (r *memberRecord) member() (Member, error) {
 	if err != nil {
 		return Member{}, fmt.Errorf("member %s joinedAt: %w", r.SK, err)
 	}
-	return Member{
+	m := Member{
 		GroupID: groupIDFromPK(r.PK), UserID: r.ID, Name: r.Name, Username: r.Username,
 		Wallet: r.Wallet, AvatarURL: r.AvatarURL, JoinedAt: joined,
-	}, nil
+	}
+	if r.LeftAt != "" {
+		left, err := parseTime(r.LeftAt)
+		if err != nil {
+			return Member{}, fmt.Errorf("member %s leftAt: %w", r.SK, err)
+		}
+		m.LeftAt = &left
+	}
+	return m, nil
 }

@@ -34,8 +34,12 @@ type listQuery struct {
 	index   string // "" for the table itself
 	keyCond string
 	values  map[string]types.AttributeValue
+	filter  string   // optional FilterExpression
 	forward bool     // false: newest first
 	keys    []string // attributes of an item's position in this index
+	// keep, when set, drops items after they are read (such as records of
+	// groups the user has left); like filter, the page is still filled.
+	keep func(ctx context.Context, items []map[string]types.AttributeValue) ([]bool, error)
 }
 
 var (
@@ -74,7 +78,8 @@ func (s *Store) query(ctx context.Context, q listQuery, args PageArgs) ([]map[st
 }
 
 // collect reads up to n items of q starting after start, following
-// LastEvaluatedKey across DynamoDB's 1 MB response pages.
+// LastEvaluatedKey across DynamoDB's 1 MB response pages and past items a
+// filter drops (Limit counts items read, not items kept).
 func (s *Store) collect(ctx context.Context, q listQuery, start map[string]types.AttributeValue, n int) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	for len(items) < n {
@@ -89,11 +94,27 @@ func (s *Store) collect(ctx context.Context, q listQuery, start map[string]types
 		if q.index != "" {
 			in.IndexName = aws.String(q.index)
 		}
+		if q.filter != "" {
+			in.FilterExpression = aws.String(q.filter)
+		}
 		out, err := s.db.Query(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", q.list, err)
 		}
-		items = append(items, out.Items...)
+		kept := out.Items
+		if q.keep != nil && len(kept) > 0 {
+			ok, err := q.keep(ctx, kept)
+			if err != nil {
+				return nil, err
+			}
+			kept = nil
+			for i, it := range out.Items {
+				if ok[i] {
+					kept = append(kept, it)
+				}
+			}
+		}
+		items = append(items, kept...)
 		if len(out.LastEvaluatedKey) == 0 {
 			break
 		}

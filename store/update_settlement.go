@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -25,46 +24,56 @@ func CanBecome(from, to SettlementStatus) bool {
 // UpdateSettlement applies change to st, on condition that the stored
 // settlement is still in the status st has, so that of two concurrent changes
 // only one succeeds; the other gets ErrConflict. A status change must be
-// allowed by CanBecome. Completing it stamps completedAt.
+// allowed by CanBecome. Completing it stamps completedAt and moves the
+// balances of both members in the same transaction, so money moves exactly
+// once; it fails with ErrConflict if either has left the group.
 func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change SettlementChange) (Settlement, error) {
 	var sets []string
 	values := map[string]types.AttributeValue{":current": str(string(st.Status))}
+	updated := st
 	if change.Status != nil {
 		if !CanBecome(st.Status, *change.Status) {
 			return Settlement{}, conflictf("a %s settlement cannot become %s", st.Status, *change.Status)
 		}
+		updated.Status = *change.Status
 		sets = append(sets, "#status = :status")
 		values[":status"] = str(string(*change.Status))
 		if *change.Status == SettlementCompleted {
+			now := s.stamp()
+			updated.CompletedAt = &now
 			sets = append(sets, "completedAt = :completedAt")
-			values[":completedAt"] = str(formatTime(s.stamp()))
+			values[":completedAt"] = str(formatTime(now))
 		}
 	}
 	if change.TxHash != nil {
+		updated.TxHash = *change.TxHash
 		sets = append(sets, "txHash = :txHash")
 		values[":txHash"] = str(*change.TxHash)
 	}
 	if len(sets) == 0 {
 		return st, nil
 	}
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	items := []types.TransactWriteItem{{Update: &types.Update{
 		TableName:                 &s.table,
 		Key:                       tableKey(groupPK(st.GroupID), settlementSK(formatTime(st.CreatedAt), st.ID)),
 		UpdateExpression:          aws.String("SET " + strings.Join(sets, ", ")),
 		ConditionExpression:       aws.String("attribute_exists(PK) AND #status = :current"),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
-		ReturnValues:              types.ReturnValueAllNew,
-	})
-	if IsCondCheckFailed(err) {
-		return Settlement{}, conflictf("the settlement changed meanwhile; it is no longer %s", st.Status)
+	}}}
+	if updated.Status == SettlementCompleted && st.Status != SettlementCompleted {
+		items = append(items,
+			s.ledgerUpdate(st.GroupID, []string{st.FromUserID, st.ToUserID}, st.Amount.Currency()),
+			s.balancesUpdate(st.GroupID, st.delta()))
 	}
-	if err != nil {
+	err := s.transactWrite(ctx, items)
+	switch {
+	case condFailedAt(err, 0):
+		return Settlement{}, conflictf("the settlement changed meanwhile; it is no longer %s", st.Status)
+	case condFailedAt(err, 1):
+		return Settlement{}, conflictf("one of the two members has left the group, so the settlement cannot complete")
+	case err != nil:
 		return Settlement{}, fmt.Errorf("update settlement: %w", err)
 	}
-	sts, err := decodeAll([]map[string]types.AttributeValue{out.Attributes}, (*settlementRecord).settlement)
-	if err != nil {
-		return Settlement{}, err
-	}
-	return sts[0], nil
+	return updated, nil
 }

@@ -37,12 +37,15 @@ type CreateExpenseInput struct {
 	Description string `json:"description"`
 	// A free-form category such as "food", up to 50 characters.
 	Category *string `json:"category,omitempty"`
-	// Who paid (a member's user id); defaults to you.
+	// Who paid (a member's user id); defaults to you. Use `payers` instead when several people paid.
 	PayerID *string `json:"payerId,omitempty"`
+	// Everyone who paid and how much, adding up exactly to `amount`; instead of `payerId`.
+	Payers []PaymentInput `json:"payers,omitempty"`
 	// How to divide it.
 	SplitType store.SplitType `json:"splitType"`
 	// The beneficiaries, each once. EQUAL: just `userId`. EXACT: `amount` for each,
 	// adding up to the total. PERCENTAGE: `percentage` for each, adding up to 100.
+	// SHARES: `shares` (a weight) for each.
 	Splits []SplitInput `json:"splits"`
 	// Any string unique to this expense (up to 100 characters). Sending the same
 	// key again within 24 hours returns the expense created the first time instead
@@ -148,6 +151,14 @@ type PageInfo struct {
 	EndCursor *string `json:"endCursor,omitempty"`
 }
 
+// What one member paid of a new expense.
+type PaymentInput struct {
+	// The payer's Telegram user id; they must be a member of the group.
+	UserID string `json:"userId"`
+	// What they paid: positive, with at most the currency's decimals.
+	Amount money.Decimal `json:"amount"`
+}
+
 // Entry points for reading.
 type Query struct {
 }
@@ -196,6 +207,8 @@ type SplitInput struct {
 	Amount *money.Decimal `json:"amount,omitempty"`
 	// Their percentage (such as "33.33"), for PERCENTAGE splits.
 	Percentage *money.Decimal `json:"percentage,omitempty"`
+	// Their weight (such as "2" for two nights), for SHARES splits.
+	Shares *money.Decimal `json:"shares,omitempty"`
 }
 
 // A change to a settlement; omitted fields stay as they are.

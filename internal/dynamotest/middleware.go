@@ -8,10 +8,12 @@ import (
 	"github.com/aws/smithy-go/middleware"
 )
 
-// Counter counts the DynamoDB operations a client sends, by name.
+// Counter counts the DynamoDB operations a client sends, by name, and the
+// items its reads return.
 type Counter struct {
-	mu  sync.Mutex
-	ops map[string]int
+	mu    sync.Mutex
+	ops   map[string]int
+	items int
 }
 
 // Option installs the counter on a client.
@@ -26,7 +28,11 @@ func (c *Counter) Option() func(*dynamodb.Options) {
 					}
 					c.ops[middleware.GetOperationName(ctx)]++
 					c.mu.Unlock()
-					return next.HandleInitialize(ctx, in)
+					out, md, err := next.HandleInitialize(ctx, in)
+					c.mu.Lock()
+					c.items += itemsRead(out.Result)
+					c.mu.Unlock()
+					return out, md, err
 				}), middleware.After)
 		})
 	}
@@ -54,11 +60,39 @@ func (c *Counter) ByOperation() map[string]int {
 	return out
 }
 
+// ItemsRead is the number of items reads returned since the last Reset.
+func (c *Counter) ItemsRead() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.items
+}
+
 // Reset sets every count back to zero.
 func (c *Counter) Reset() {
 	c.mu.Lock()
-	c.ops = nil
+	c.ops, c.items = nil, 0
 	c.mu.Unlock()
+}
+
+// itemsRead is how many items a read operation's output holds.
+func itemsRead(result any) int {
+	switch out := result.(type) {
+	case *dynamodb.GetItemOutput:
+		if out.Item != nil {
+			return 1
+		}
+	case *dynamodb.QueryOutput:
+		return len(out.Items)
+	case *dynamodb.ScanOutput:
+		return len(out.Items)
+	case *dynamodb.BatchGetItemOutput:
+		n := 0
+		for _, items := range out.Responses {
+			n += len(items)
+		}
+		return n
+	}
+	return 0
 }
 
 // Fault makes a client fail chosen calls before they reach DynamoDB: inject

@@ -1,0 +1,41 @@
+package model
+
+import "github.com/fracti/api/money"
+
+// Balance is one member's balance in one currency, from the group's book.
+type Balance struct {
+	GroupID  string
+	UserID   string
+	Currency money.Currency
+	Paid     money.Amount
+	Owed     money.Amount
+	Sent     money.Amount
+	Received money.Amount
+	Net      money.Amount
+}
+
+// Debt is a suggested or pairwise payment: From pays To.
+type Debt struct {
+	GroupID string
+	FromID  string
+	ToID    string
+	Amount  money.Amount
+}
+
+// Currency is the currency of the debt.
+func (d *Debt) Currency() money.Currency { return d.Amount.Currency() }
+
+// UserSummary is where a user stands across their groups.
+type UserSummary struct {
+	ID     string
+	Totals []CurrencyTotal
+}
+
+// CurrencyTotal is a user's total in one currency across their groups.
+type CurrencyTotal struct {
+	UserID     string
+	Currency   money.Currency
+	YouAreOwed money.Amount
+	YouOwe     money.Amount
+	Net        money.Amount
+}

@@ -1,0 +1,287 @@
+package graph_test
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/money"
+	"github.com/stretchr/testify/require"
+)
+
+// world is a group and its members as the property test drives them.
+type world struct {
+	t        *testing.T
+	rng      *rand.Rand
+	group    string
+	users    map[string]*apitest.User
+	ids      []string
+	member   map[string]bool
+	expenses map[string]string // id → who recorded it
+	pending  map[string][2]string
+}
+
+var currencies = []string{"USD", "JPY", "TON", "KWD"}
+
+// TestRandomSequencesKeepMoneyAddingUp runs long random sequences of
+// creates (every split type, one and several payers, several currencies),
+// deletes, settlements, status changes, settling up, leaving and rejoining,
+// through the GraphQL API, and checks the invariants after every step.
+// FRACTI_SEEDS=n runs n more random seeds.
+func TestRandomSequencesKeepMoneyAddingUp(t *testing.T) {
+	t.Parallel()
+	seeds := []uint64{1, 2, 3}
+	if n, _ := strconv.Atoi(os.Getenv("FRACTI_SEEDS")); n > 0 {
+		for range n {
+			seeds = append(seeds, rand.Uint64())
+		}
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			api := apitest.New(t)
+			w := &world{t: t, rng: rand.New(rand.NewPCG(seed, seed)), users: map[string]*apitest.User{},
+				member: map[string]bool{}, expenses: map[string]string{}, pending: map[string][2]string{}}
+			for i := range 4 {
+				id := fmt.Sprint(500 + i)
+				w.users[id], w.ids, w.member[id] = api.User(id, "User "+id), append(w.ids, id), true
+			}
+			w.group = w.users[w.ids[0]].CreateGroup("Random")
+			for _, id := range w.ids[1:] {
+				w.users[id].Join(w.group)
+			}
+			for step := range 60 {
+				op := w.step()
+				reader := w.users[w.anyMember()]
+				st := readGroup(t, reader, w.group)
+				t.Run(fmt.Sprintf("after step %d: %s", step, op), func(t *testing.T) { checkInvariants(t, st) })
+				if t.Failed() {
+					return
+				}
+			}
+		})
+	}
+}
+
+func (w *world) anyMember() string {
+	for _, id := range w.ids {
+		if w.member[id] {
+			return id
+		}
+	}
+	w.t.Fatal("no member left")
+	return ""
+}
+
+func (w *world) members() []string {
+	var out []string
+	for _, id := range w.ids {
+		if w.member[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (w *world) pick(xs []string) string { return xs[w.rng.IntN(len(xs))] }
+
+// step does one random operation and checks its outcome; it returns its name.
+func (w *world) step() string {
+	switch r := w.rng.IntN(100); {
+	case r < 40:
+		return w.createExpense()
+	case r < 52:
+		return w.deleteExpense()
+	case r < 70:
+		return w.createSettlement()
+	case r < 82:
+		return w.changeSettlement()
+	case r < 90:
+		return w.settleUp()
+	default:
+		return w.leaveOrRejoin()
+	}
+}
+
+// randomParts splits total minor units into n random non-negative parts (positive if positive).
+func (w *world) randomParts(total int64, n int, positive bool) []int64 {
+	parts := make([]int64, n)
+	left := total
+	if positive {
+		for i := range parts {
+			parts[i] = 1
+		}
+		left -= int64(n)
+	}
+	for i := range n - 1 {
+		x := w.rng.Int64N(left + 1)
+		parts[i] += x
+		left -= x
+	}
+	parts[n-1] += left
+	return parts
+}
+
+func format(minor int64, code string) string {
+	return money.NewAmountBig(big.NewInt(minor), money.MustCurrency(code)).String()
+}
+
+func (w *world) createExpense() string {
+	code := w.pick(currencies)
+	members := w.members()
+	total := 1 + w.rng.Int64N(200_000)
+	beneficiaries := slices.Clone(members)
+	w.rng.Shuffle(len(beneficiaries), func(i, j int) { beneficiaries[i], beneficiaries[j] = beneficiaries[j], beneficiaries[i] })
+	beneficiaries = beneficiaries[:1+w.rng.IntN(len(beneficiaries))]
+	splitType := w.pick([]string{"EQUAL", "EXACT", "PERCENTAGE", "SHARES"})
+	splits := make([]any, len(beneficiaries))
+	exact := w.randomParts(total, len(beneficiaries), false)
+	pcts := w.randomParts(10_000, len(beneficiaries), false) // hundredths of a percent
+	shares := w.randomParts(int64(1+w.rng.IntN(20)), len(beneficiaries), false)
+	for i, u := range beneficiaries {
+		s := map[string]any{"userId": u}
+		switch splitType {
+		case "EXACT":
+			s["amount"] = format(exact[i], code)
+		case "PERCENTAGE":
+			s["percentage"] = fmt.Sprintf("%d.%02d", pcts[i]/100, pcts[i]%100)
+		case "SHARES":
+			s["shares"] = fmt.Sprintf("%d.5", shares[i]) // x.5: never all zero
+		}
+		splits[i] = s
+	}
+	in := map[string]any{"groupId": w.group, "amount": format(total, code), "currency": code, "description": "random", "splitType": splitType, "splits": splits}
+	if n := 1 + w.rng.IntN(min(3, len(members))); n > 1 && total >= int64(n) {
+		payers := slices.Clone(members)
+		w.rng.Shuffle(len(payers), func(i, j int) { payers[i], payers[j] = payers[j], payers[i] })
+		paid := w.randomParts(total, n, true)
+		list := make([]any, n)
+		for i := range n {
+			list[i] = map[string]any{"userId": payers[i], "amount": format(paid[i], code)}
+		}
+		in["payers"] = list
+	} else if w.rng.IntN(2) == 0 {
+		in["payerId"] = w.pick(members)
+	}
+	by := w.pick(members)
+	var out struct{ CreateExpense struct{ ID string } }
+	w.users[by].Must(&out, createExpense, "in", in)
+	w.expenses[out.CreateExpense.ID] = by
+	return fmt.Sprintf("%s adds %s %s split %s", by, format(total, code), code, splitType)
+}
+
+func (w *world) deleteExpense() string {
+	if len(w.expenses) == 0 {
+		return w.createExpense()
+	}
+	ids := make([]string, 0, len(w.expenses))
+	for id := range w.expenses {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	id := w.pick(ids)
+	by := w.expenses[id]
+	if !w.member[by] {
+		return "skip: the recorder left"
+	}
+	res := w.users[by].Do(`mutation($id: ID!) { deleteExpense(id: $id) }`, "id", id)
+	if res.Code() == "CONFLICT" { // it involves someone who left
+		return "delete refused: involves a former member"
+	}
+	require.Empty(w.t, res.Errors)
+	delete(w.expenses, id)
+	return "delete " + id
+}
+
+func (w *world) createSettlement() string {
+	members := w.members()
+	if len(members) < 2 {
+		return w.leaveOrRejoin()
+	}
+	from := w.pick(members)
+	to := w.pick(slices.DeleteFunc(slices.Clone(members), func(u string) bool { return u == from }))
+	code := w.pick(currencies)
+	status := w.pick([]string{"PENDING", "COMPLETED"})
+	amount := format(1+w.rng.Int64N(50_000), code)
+	var out struct{ CreateSettlement struct{ ID string } }
+	w.users[from].Must(&out, `mutation($in: CreateSettlementInput!) { createSettlement(input: $in) { id } }`,
+		"in", map[string]any{"groupId": w.group, "toUserId": to, "amount": amount, "currency": code, "status": status})
+	if status == "PENDING" {
+		w.pending[out.CreateSettlement.ID] = [2]string{from, to}
+	}
+	return fmt.Sprintf("%s pays %s %s %s (%s)", from, to, amount, code, status)
+}
+
+func (w *world) changeSettlement() string {
+	if len(w.pending) == 0 {
+		return w.createSettlement()
+	}
+	ids := make([]string, 0, len(w.pending))
+	for id := range w.pending {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	id := w.pick(ids)
+	party := w.pending[id][w.rng.IntN(2)]
+	if !w.member[party] {
+		return "skip: a party left"
+	}
+	status := w.pick([]string{"COMPLETED", "FAILED"})
+	res := w.users[party].Do(updateSettlement, "id", id, "in", map[string]any{"status": status})
+	if res.Code() == "CONFLICT" { // the other party left
+		return "settlement refused: a party left"
+	}
+	require.Empty(w.t, res.Errors)
+	delete(w.pending, id)
+	// A second change is always refused.
+	w.users[party].Fails("CONFLICT", updateSettlement, "id", id, "in", map[string]any{"status": "COMPLETED"})
+	return "settlement " + status
+}
+
+// settleUp pays every simplified debt, after which every net is zero.
+func (w *world) settleUp() string {
+	st := readGroup(w.t, w.users[w.anyMember()], w.group)
+	for _, d := range st.Simplified {
+		w.users[d.From.UserID].Must(nil, `mutation($in: CreateSettlementInput!) { createSettlement(input: $in) { id } }`,
+			"in", map[string]any{"groupId": w.group, "toUserId": d.To.UserID, "amount": d.Amount, "currency": d.Currency, "status": "COMPLETED"})
+	}
+	after := readGroup(w.t, w.users[w.anyMember()], w.group)
+	for _, b := range after.Balances {
+		require.True(w.t, amountOf(w.t, b.Net, b.Currency).IsZero(), "after paying every debt, %s %s is %s", b.Currency, b.Member.UserID, b.Net)
+	}
+	return fmt.Sprintf("settle up with %d payments", len(st.Simplified))
+}
+
+func (w *world) leaveOrRejoin() string {
+	for _, id := range w.ids {
+		if !w.member[id] && w.rng.IntN(2) == 0 {
+			w.users[id].Join(w.group)
+			w.member[id] = true
+			return id + " rejoins"
+		}
+	}
+	members := w.members()
+	if len(members) <= 2 {
+		return "skip: keep two members"
+	}
+	who := w.pick(members)
+	st := readGroup(w.t, w.users[who], w.group)
+	zero := true
+	for _, b := range st.Balances {
+		if b.Member.UserID == who && !amountOf(w.t, b.Net, b.Currency).IsZero() {
+			zero = false
+		}
+	}
+	res := w.users[who].Do(`mutation($g: ID!) { leaveGroup(groupId: $g) }`, "g", w.group)
+	if !zero {
+		require.Equal(w.t, "CONFLICT", res.Code(), "leaving with a balance is refused")
+		return who + " may not leave"
+	}
+	require.Empty(w.t, res.Errors)
+	w.member[who] = false
+	return who + " leaves"
+}

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// inCurrentGroups keeps the items (all in GROUP#<id> partitions) of groups
+// the user is still a member of: what a group holds is for its members, and
+// someone who left keeps no window into it. One BatchGetItem per page read.
+func (s *Store) inCurrentGroups(userID string) func(context.Context, []map[string]types.AttributeValue) ([]bool, error) {
+	return func(ctx context.Context, items []map[string]types.AttributeValue) ([]bool, error) {
+		var keys []MemberKey
+		seen := map[string]bool{}
+		for _, it := range items {
+			g := itemGroupID(it)
+			if !seen[g] {
+				seen[g] = true
+				keys = append(keys, MemberKey{GroupID: g, UserID: userID})
+			}
+		}
+		members, err := s.GetMembers(ctx, keys)
+		if err != nil {
+			return nil, err
+		}
+		active := make(map[string]bool, len(keys))
+		for i, m := range members {
+			active[keys[i].GroupID] = m.Active()
+		}
+		keep := make([]bool, len(items))
+		for i, it := range items {
+			keep[i] = active[itemGroupID(it)]
+		}
+		return keep, nil
+	}
+}
+
+func itemGroupID(item map[string]types.AttributeValue) string {
+	pk, _ := item[attrPK].(*types.AttributeValueMemberS)
+	if pk == nil {
+		return ""
+	}
+	return groupIDFromPK(pk.Value)
+}
+
+func itemSK(item map[string]types.AttributeValue) string {
+	sk, _ := item[attrSK].(*types.AttributeValueMemberS)
+	if sk == nil {
+		return ""
+	}
+	return sk.Value
+}
+
+// expensesOf turns a user's GSI3 TX# entries into expenses: an expense item
+// is the expense (its main payer's entry); a participant record is another
+// payer's entry, whose expense is then read by key, all in one batch.
+func (s *Store) expensesOf(ctx context.Context, items []map[string]types.AttributeValue) ([]*Expense, error) {
+	out := make([]*Expense, len(items))
+	var refs []ExpenseRef
+	var at []int
+	for i, it := range items {
+		if strings.HasPrefix(itemSK(it), prefixTx) {
+			es, err := decodeAll([]map[string]types.AttributeValue{it}, (*expenseRecord).expense)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = &es[0]
+			continue
+		}
+		shares, err := decodeAll([]map[string]types.AttributeValue{it}, (*participantRecord).share)
+		if err != nil {
+			return nil, err
+		}
+		refs, at = append(refs, shares[0].ExpenseRef()), append(at, i)
+	}
+	if len(refs) == 0 {
+		return out, nil
+	}
+	found, err := s.GetExpenses(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	for j, e := range found {
+		out[at[j]] = e // nil only if deleted between the two reads
+	}
+	return out, nil
+}

@@ -1,0 +1,94 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// leaveAttempts bounds how often leaving re-reads the balances when another
+// write changed the ledger in between.
+const leaveAttempts = 5
+
+// LeaveGroup ends the user's membership, only while their balance in every
+// currency is zero (ErrConflict otherwise). The membership item stays,
+// marked with leftAt and out of the user's group list, so that the expenses
+// and settlements they took part in still name them. memberCount drops and
+// the ledger forgets them, in one transaction conditioned on the ledger's
+// version: no write can change their balance between the check and the leave.
+func (s *Store) LeaveGroup(ctx context.Context, groupID, userID string) (Member, error) {
+	for range leaveAttempts {
+		gb, err := s.getBalances(ctx, []string{groupID}, true)
+		if err != nil {
+			return Member{}, err
+		}
+		if gb[0] == nil {
+			return Member{}, notFoundf("group %s", groupID)
+		}
+		var owing []string
+		for _, b := range gb[0].Books {
+			if u := b.Users[userID]; u != nil && !u.Net().IsZero() {
+				owing = append(owing, u.Net().String()+" "+b.Currency.Code())
+			}
+		}
+		if len(owing) > 0 {
+			return Member{}, conflictf("settle up before leaving: your balance is %s", strings.Join(owing, ", "))
+		}
+		m, err := s.leave(ctx, groupID, userID, gb[0].Version)
+		if err == errLedgerMoved {
+			continue
+		}
+		return m, err
+	}
+	return Member{}, conflictf("the group is too busy to leave right now; retry")
+}
+
+var errLedgerMoved = fmt.Errorf("ledger changed")
+
+func (s *Store) leave(ctx context.Context, groupID, userID string, version int64) (Member, error) {
+	now := formatTime(s.stamp())
+	pk := groupPK(groupID)
+	versionCond := "version = :v"
+	if version == 0 {
+		versionCond = "(attribute_not_exists(version) OR version = :v)"
+	}
+	items := []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName: &s.table, Key: tableKey(pk, memberSK(userID)),
+			UpdateExpression:          aws.String("SET leftAt = :now REMOVE GSI1PK, GSI1SK"),
+			ConditionExpression:       aws.String("attribute_exists(PK) AND attribute_not_exists(leftAt)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":now": str(now)},
+		}},
+		{Update: &types.Update{
+			TableName: &s.table, Key: tableKey(pk, skMetadata),
+			UpdateExpression:          aws.String("ADD memberCount :minus"),
+			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":minus": &types.AttributeValueMemberN{Value: "-1"}},
+		}},
+		{Update: &types.Update{
+			TableName: &s.table, Key: tableKey(pk, skLedger),
+			UpdateExpression:    aws.String("DELETE memberIds :u ADD version :one"),
+			ConditionExpression: aws.String("contains(memberIds, :id) AND " + versionCond),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":u":   &types.AttributeValueMemberSS{Value: []string{userID}},
+				":id":  str(userID),
+				":one": &types.AttributeValueMemberN{Value: "1"},
+				":v":   &types.AttributeValueMemberN{Value: strconv.FormatInt(version, 10)},
+			},
+		}},
+	}
+	err := s.transactWrite(ctx, items)
+	switch {
+	case condFailedAt(err, 0):
+		return Member{}, notFoundf("member %s of group %s", userID, groupID)
+	case condFailedAt(err, 2):
+		return Member{}, errLedgerMoved
+	case err != nil:
+		return Member{}, fmt.Errorf("leave group: %w", err)
+	}
+	return s.getMember(ctx, groupID, userID, true)
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/fracti/api/ledger"
+	"github.com/fracti/api/money"
+	"github.com/fracti/api/store"
+)
+
+// errDrift makes `verify` exit non-zero.
+var errDrift = errors.New("balances drifted from the items they are kept from")
+
+// verifyCommand: `verify [--group <id>]` recomputes every group's balances
+// (or one group's) from its expenses and completed settlements and compares
+// them with the balances the writes kept. It prints one line per group and
+// the differences, and fails when anything differs.
+func verifyCommand(ctx context.Context, cfg config, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	groupID := fs.String("group", "", "verify only this group")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	s, err := openStore(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	groups := []string{*groupID}
+	if *groupID == "" {
+		if groups, err = s.ScanGroupIDs(ctx); err != nil {
+			return err
+		}
+	}
+	drifted := 0
+	for _, g := range groups {
+		problems, err := verifyGroup(ctx, s, g)
+		if err != nil {
+			return fmt.Errorf("group %s: %w", g, err)
+		}
+		if len(problems) == 0 {
+			fmt.Fprintf(out, "group %s: ok\n", g)
+			continue
+		}
+		drifted++
+		fmt.Fprintf(out, "group %s: DRIFT\n  %s\n", g, strings.Join(problems, "\n  "))
+	}
+	fmt.Fprintf(out, "%d groups verified, %d with drift\n", len(groups), drifted)
+	if drifted > 0 {
+		return errDrift
+	}
+	return nil
+}
+
+// verifyGroup lists what is wrong with a group's kept balances.
+func verifyGroup(ctx context.Context, s *store.Store, groupID string) ([]string, error) {
+	re, err := s.RecomputeBalances(ctx, groupID)
+	if err != nil {
+		return nil, err
+	}
+	kept, err := s.GetBalances(ctx, []string{groupID})
+	if err != nil {
+		return nil, err
+	}
+	problems := re.Problems
+	currencies := map[money.Currency]bool{}
+	for c := range re.Books {
+		currencies[c] = true
+	}
+	for _, b := range kept[0].Books {
+		currencies[b.Currency] = true
+	}
+	for c := range currencies {
+		k, r := kept[0].Book(c), re.Books[c]
+		if r == nil {
+			r = ledger.NewBook(c)
+		}
+		for _, d := range k.Diff(r) {
+			problems = append(problems, c.Code()+": "+d)
+		}
+		sum := money.Zero(c)
+		for _, n := range k.Nets() {
+			sum = sum.Add(n)
+		}
+		if !sum.IsZero() {
+			problems = append(problems, fmt.Sprintf("%s: kept nets add up to %s, not zero", c.Code(), sum))
+		}
+	}
+	return problems, nil
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/money"
+	"github.com/fracti/api/store"
+	"github.com/stretchr/testify/require"
+)
+
+func TestVerify(t *testing.T) {
+	table := localTable(t)
+	ctx := context.Background()
+	db := dynamotest.Client(t)
+	s := store.New(db, table, store.Options{})
+	usd := money.MustCurrency("USD")
+	g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: usd, Creator: store.NewMember{UserID: "1", Name: "A"}})
+	require.NoError(t, err)
+	_, _, err = s.JoinGroup(ctx, g.ID, store.NewMember{UserID: "2", Name: "B"})
+	require.NoError(t, err)
+	for _, cents := range []int64{1000, 333, 7} {
+		parts, _ := money.SplitEqual(money.NewAmount(cents, usd), 2)
+		_, err := s.CreateExpense(ctx, g.Title, store.Expense{GroupID: g.ID, PayerID: "1", PayerName: "A", Amount: money.NewAmount(cents, usd),
+			Description: "x", SplitType: store.SplitEqual, Splits: []store.Split{{UserID: "1", Amount: parts[0]}, {UserID: "2", Amount: parts[1]}}}, "")
+		require.NoError(t, err)
+	}
+	other, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "U", Currency: usd, Creator: store.NewMember{UserID: "1", Name: "A"}})
+	require.NoError(t, err)
+
+	var out bytes.Buffer
+	require.NoError(t, verifyCommand(ctx, cfgFromEnv(t), nil, &out))
+	require.Contains(t, out.String(), "2 groups verified, 0 with drift")
+
+	// Corrupt one balance behind the API's back: verify must notice.
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(table),
+		Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "GROUP#" + g.ID}, "SK": &types.AttributeValueMemberS{Value: "BALANCES#USD"}},
+		UpdateExpression:          aws.String("ADD #p :one"),
+		ExpressionAttributeNames:  map[string]string{"#p": "p:1"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "0.01"}},
+	})
+	require.NoError(t, err)
+	out.Reset()
+	err = verifyCommand(ctx, cfgFromEnv(t), []string{"--group", g.ID}, &out)
+	require.ErrorIs(t, err, errDrift)
+	require.Contains(t, out.String(), "DRIFT")
+	require.Contains(t, out.String(), "user 1 paid")
+	require.Contains(t, out.String(), "nets add up to 0.01")
+
+	out.Reset()
+	require.NoError(t, verifyCommand(ctx, cfgFromEnv(t), []string{"--group", other.ID}, &out))
+	require.Error(t, run(ctx, []string{"verify", "--group", g.ID}), "the command fails, so the process exits non-zero")
+}
+
+func cfgFromEnv(t *testing.T) config {
+	c, err := loadConfig()
+	require.NoError(t, err)
+	return c
+}
