@@ -98,21 +98,19 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 func (e *Expense) involvedUsers() []string {
 	users := []string{e.PayerID}
 	seen := map[string]bool{e.PayerID: true}
-	for _, u := range append(userIDs(e.Payers, func(p Payment) string { return p.UserID }), userIDs(e.Splits, func(s Split) string { return s.UserID })...) {
+	add := func(u string) {
 		if !seen[u] {
 			seen[u] = true
 			users = append(users, u)
 		}
 	}
-	return users
-}
-
-func userIDs[T any](xs []T, id func(T) string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = id(x)
+	for _, p := range e.Payers {
+		add(p.UserID)
 	}
-	return out
+	for _, sp := range e.Splits {
+		add(sp.UserID)
+	}
+	return users
 }
 
 // delta is the expense's effect on the group's balances.
