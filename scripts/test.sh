@@ -8,6 +8,10 @@ mkdir -p .local
 pidfile="$ROOT/.local/test-dynamodb-$$.pid"
 trap 'scripts/dynamodb-local.sh stop "$pidfile"' EXIT
 go vet ./...
+if [ ! -d e2e/node_modules/@apollo/client ]; then
+  echo "Installing the JavaScript clients for e2e/ (npm ci) ..." >&2
+  npm ci --silent --no-audit --no-fund --prefix e2e >&2
+fi
 port=$(scripts/dynamodb-local.sh start-memory "$pidfile")
 echo "DynamoDB Local (in memory) on port $port" >&2
 # GOTEST_FLAGS lets `make bench` run without the race detector.
