@@ -162,17 +162,18 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 			return nil, badInput(field+".userId", "user %s is listed twice", s.UserID)
 		}
 		seen[s.UserID] = true
-		for _, extra := range []struct {
-			given bool
-			name  string
-			for_  store.SplitType
+		// Each split type takes its own field and no other.
+		for _, f := range []struct {
+			given   bool
+			name    string
+			onlyFor store.SplitType
 		}{
 			{s.Amount != nil, "amount", store.SplitExact},
 			{s.Percentage != nil, "percentage", store.SplitPercentage},
 			{s.Shares != nil, "shares", store.SplitShares},
 		} {
-			if extra.given && splitType != extra.for_ {
-				return nil, badInput(field+"."+extra.name, "is only for %s splits", splitTypeName(extra.for_))
+			if f.given && splitType != f.onlyFor {
+				return nil, badInput(field+"."+f.name, "is only for %s splits", splitTypeName(f.onlyFor))
 			}
 		}
 	}
