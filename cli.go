@@ -151,7 +151,8 @@ func printWelcome(cfg config, token string) {
 
   2. Run:
 
-       { me { name groups { nodes { id title memberCount expenses(first: 5) { nodes { description amount currency payer { name } } } } } } }
+       { me { name groups { nodes { id title expenses(first: 5) { nodes { description amount currency payer { name } } }
+         balances { member { name } net currency } debts { from { name } to { name } amount currency } } } } }
 
   Or from a shell:
 
