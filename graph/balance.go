@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/ledger"
@@ -139,18 +140,8 @@ func (r *Resolver) userSummary(ctx context.Context, u *model.User) (*model.UserS
 	for _, t := range totals {
 		out.Totals = append(out.Totals, *t)
 	}
-	slices.SortFunc(out.Totals, func(a, b model.CurrencyTotal) int { return cmpString(a.Currency.Code(), b.Currency.Code()) })
+	slices.SortFunc(out.Totals, func(a, b model.CurrencyTotal) int { return strings.Compare(a.Currency.Code(), b.Currency.Code()) })
 	return out, nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (r *Resolver) leaveGroup(ctx context.Context, groupID string) (string, error) {

@@ -30,11 +30,16 @@ func connection[T any, E any](p store.Page[T], edge func(cursor string, node *T)
 	for i := range p.Items {
 		edges[i] = edge(p.Cursors[i], &p.Items[i])
 	}
+	return edges, p.Items, pageInfo(p)
+}
+
+// pageInfo is a store page's Relay page info.
+func pageInfo[T any](p store.Page[T]) *model.PageInfo {
 	info := &model.PageInfo{HasNextPage: p.HasNext, HasPreviousPage: p.HasPrevious}
 	if n := len(p.Cursors); n > 0 {
 		info.StartCursor, info.EndCursor = &p.Cursors[0], &p.Cursors[n-1]
 	}
-	return edges, p.Items, info
+	return info
 }
 
 // nullable maps Go's empty string to GraphQL's null.

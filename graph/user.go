@@ -47,8 +47,7 @@ func (r *Resolver) userGroups(ctx context.Context, u *model.User, first *int, af
 	for i, g := range groups {
 		edges[i], nodes[i] = model.GroupEdge{Cursor: p.Cursors[i], Node: g}, *g
 	}
-	_, _, info := connection(p, func(string, *store.Member) struct{} { return struct{}{} })
-	return &model.GroupConnection{Edges: edges, Nodes: nodes, PageInfo: info}, nil
+	return &model.GroupConnection{Edges: edges, Nodes: nodes, PageInfo: pageInfo(p)}, nil
 }
 
 func (r *Resolver) userExpensesPaid(ctx context.Context, u *model.User, first *int, after *string) (*model.ExpenseConnection, error) {
