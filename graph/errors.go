@@ -50,12 +50,8 @@ const internalMessage = "internal server error; please retry later"
 func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
-		var own *gqlerror.Error
-		if errors.As(err, &own) && own.Extensions["code"] != nil {
-			return gqlErr
-		}
-		if gqlErr.Extensions["code"] != nil && !errors.As(err, new(*internalError)) {
-			return gqlErr // gqlgen's own: parse and validation failures
+		if gqlErr.Extensions["code"] != nil {
+			return gqlErr // shaped by a resolver, or gqlgen's own parse and validation failures
 		}
 		switch {
 		case errors.Is(err, store.ErrBadCursor):

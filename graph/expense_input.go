@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
@@ -173,7 +174,7 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 			{s.Shares != nil, "shares", store.SplitShares},
 		} {
 			if f.given && splitType != f.onlyFor {
-				return nil, badInput(field+"."+f.name, "is only for %s splits", splitTypeName(f.onlyFor))
+				return nil, badInput(field+"."+f.name, "is only for %s splits", enumName(f.onlyFor))
 			}
 		}
 	}
@@ -210,7 +211,7 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 				w = s.Shares
 			}
 			if w == nil {
-				return nil, badInput(fmt.Sprintf("input.splits[%d].%s", i, name), "is required for %s splits", splitTypeName(splitType))
+				return nil, badInput(fmt.Sprintf("input.splits[%d].%s", i, name), "is required for %s splits", enumName(splitType))
 			}
 			if w.Sign() < 0 {
 				return nil, badInput(fmt.Sprintf("input.splits[%d].%s", i, name), "must not be negative")
@@ -231,17 +232,5 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 	return parts, nil
 }
 
-// splitTypeName is the split type as the schema spells it.
-func splitTypeName(t store.SplitType) string {
-	switch t {
-	case store.SplitEqual:
-		return "EQUAL"
-	case store.SplitExact:
-		return "EXACT"
-	case store.SplitPercentage:
-		return "PERCENTAGE"
-	case store.SplitShares:
-		return "SHARES"
-	}
-	return string(t)
-}
+// enumName is a stored enum value as the schema spells it ("equal" → EQUAL).
+func enumName[T ~string](v T) string { return strings.ToUpper(string(v)) }

@@ -83,7 +83,7 @@ func (r *Resolver) updateSettlement(ctx context.Context, id string, in model.Upd
 		return nil, err
 	}
 	if in.Status != nil && !store.CanBecome(st.Status, *in.Status) {
-		return nil, conflict("a " + statusName(st.Status) + " settlement cannot become " + statusName(*in.Status) + ": only PENDING becomes COMPLETED or FAILED")
+		return nil, conflict("a " + enumName(st.Status) + " settlement cannot become " + enumName(*in.Status) + ": only PENDING becomes COMPLETED or FAILED")
 	}
 	updated, err := r.Store.UpdateSettlement(ctx, *st, store.SettlementChange{Status: in.Status, TxHash: hash})
 	if err != nil {
@@ -91,19 +91,6 @@ func (r *Resolver) updateSettlement(ctx context.Context, id string, in model.Upd
 	}
 	loaders.For(ctx).Settlements.Clear(ctx, store.SettlementRef{ID: id})
 	return &updated, nil
-}
-
-// statusName is the status as the schema spells it.
-func statusName(s store.SettlementStatus) string {
-	switch s {
-	case store.SettlementPending:
-		return "PENDING"
-	case store.SettlementCompleted:
-		return "COMPLETED"
-	case store.SettlementFailed:
-		return "FAILED"
-	}
-	return string(s)
 }
 
 // settlementByID is the settlement with this id if the viewer may see it.
