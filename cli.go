@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/freetext"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 )
@@ -35,14 +36,19 @@ func tokenCommand(ctx context.Context, cfg config, args []string) error {
 	if id, err := strconv.ParseInt(*userID, 10, 64); err != nil || id <= 0 {
 		return errors.New("--user must be a Telegram user id (a positive integer)")
 	}
-	if strings.TrimSpace(*name) == "" {
+	clean, err := freetext.Clean(*name)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--name %w", err)
+	case clean == "":
 		return errors.New("--name is required")
 	}
+	*name = clean
 	s, err := openStore(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
-	token, err := createToken(ctx, s, store.Token{UserID: *userID, Name: strings.TrimSpace(*name), Username: *username, Label: *label})
+	token, err := createToken(ctx, s, store.Token{UserID: *userID, Name: *name, Username: *username, Label: *label})
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
@@ -41,6 +42,9 @@ type config struct {
 	MaxBodyBytes  int64
 	Playground    bool
 	LoaderWait    time.Duration
+	Limits        limits.Config
+	MaxCalls      int // MAX_DYNAMODB_CALLS per request
+	MaxCurrencies int // MAX_GROUP_CURRENCIES
 	LogJSON       bool
 	secretFromEnv bool
 	ShutdownGrace time.Duration
@@ -71,6 +75,28 @@ func loadConfig() (config, error) {
 	if c.MaxBodyBytes, err = strconv.ParseInt(env("MAX_BODY_BYTES", strconv.Itoa(httpapi.DefaultMaxBodyBytes)), 10, 64); err != nil || c.MaxBodyBytes <= 0 {
 		return c, fmt.Errorf("MAX_BODY_BYTES must be a positive number of bytes")
 	}
+	d := limits.Defaults()
+	for _, l := range []struct {
+		name string
+		into *int
+		def  int
+	}{
+		{"MAX_DOCUMENT_BYTES", &c.Limits.MaxDocumentBytes, d.MaxDocumentBytes},
+		{"MAX_TOKENS", &c.Limits.MaxTokens, d.MaxTokens},
+		{"MAX_DEPTH", &c.Limits.MaxDepth, d.MaxDepth},
+		{"MAX_ALIASES", &c.Limits.MaxAliases, d.MaxAliases},
+		{"MAX_ROOT_FIELDS", &c.Limits.MaxRootFields, d.MaxRootFields},
+		{"MAX_SELECTIONS", &c.Limits.MaxSelections, d.MaxSelections},
+		{"MAX_DIRECTIVES", &c.Limits.MaxDirectives, d.MaxDirectives},
+		{"MAX_FRAGMENT_SPREADS", &c.Limits.MaxFragmentSpreads, d.MaxFragmentSpreads},
+		{"MAX_COMPLEXITY", &c.Limits.MaxComplexity, d.MaxComplexity},
+		{"MAX_DYNAMODB_CALLS", &c.MaxCalls, httpapi.DefaultMaxDynamoDBCalls},
+		{"MAX_GROUP_CURRENCIES", &c.MaxCurrencies, store.DefaultMaxGroupCurrencies},
+	} {
+		if *l.into, err = positiveIntEnv(l.name, l.def); err != nil {
+			return c, err
+		}
+	}
 	if c.Playground, err = strconv.ParseBool(env("PLAYGROUND", "true")); err != nil {
 		return c, fmt.Errorf("PLAYGROUND must be true or false")
 	}
@@ -89,6 +115,18 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+func positiveIntEnv(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s must be a positive whole number", name)
+	}
+	return n, nil
 }
 
 func durationEnv(name string, def time.Duration) (time.Duration, error) {
@@ -146,7 +184,7 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store,
 	if err != nil {
 		return nil, err
 	}
-	s := store.New(db, cfg.Table, store.Options{CursorSecret: cfg.CursorSecret})
+	s := store.New(db, cfg.Table, store.Options{CursorSecret: cfg.CursorSecret, MaxGroupCurrencies: cfg.MaxCurrencies})
 	if cfg.Endpoint != "" {
 		created, err := s.EnsureTable(ctx)
 		if err != nil {
@@ -180,6 +218,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			Store: s, Log: log, BotToken: cfg.BotToken, AuthMaxAge: cfg.AuthMaxAge,
 			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes,
 			Playground: cfg.Playground, LoaderWait: cfg.LoaderWait,
+			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

@@ -6,6 +6,7 @@ package auth
 import (
 	"context"
 	"strconv"
+	"sync"
 )
 
 // Method says which kind of credential an Identity was established with.
@@ -37,6 +38,7 @@ func (i Identity) UserKey() string {
 type (
 	identityKey struct{}
 	failureKey  struct{}
+	pendingKey  struct{}
 )
 
 // WithIdentity returns a copy of ctx carrying id.
@@ -44,10 +46,17 @@ func WithIdentity(ctx context.Context, id Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
 
-// FromContext returns the Identity stored by WithIdentity, and whether there was one.
+// FromContext returns the request's Identity, and whether there is one. A
+// credential check deferred by Middleware runs now, once per request.
 func FromContext(ctx context.Context) (Identity, bool) {
-	id, ok := ctx.Value(identityKey{}).(Identity)
-	return id, ok
+	if id, ok := ctx.Value(identityKey{}).(Identity); ok {
+		return id, true
+	}
+	if p, ok := ctx.Value(pendingKey{}).(*pendingCheck); ok {
+		id, err := p.result()
+		return id, err == nil && id.UserID != 0
+	}
+	return Identity{}, false
 }
 
 // WithFailure returns a copy of ctx recording why the request's credentials were rejected.
@@ -55,8 +64,36 @@ func WithFailure(ctx context.Context, err error) context.Context {
 	return context.WithValue(ctx, failureKey{}, err)
 }
 
-// FailureFrom returns the error stored by WithFailure, or nil if there is none.
+// FailureFrom returns why the request's credentials were rejected, or nil
+// if they were not (or there were none). A credential check deferred by
+// Middleware runs now, once per request.
 func FailureFrom(ctx context.Context) error {
-	err, _ := ctx.Value(failureKey{}).(error)
-	return err
+	if err, ok := ctx.Value(failureKey{}).(error); ok {
+		return err
+	}
+	if p, ok := ctx.Value(pendingKey{}).(*pendingCheck); ok {
+		_, err := p.result()
+		return err
+	}
+	return nil
+}
+
+// pendingCheck is a credential check that runs when the request first asks
+// who its caller is, so that a request refused before it runs (malformed,
+// over a limit) never costs a token lookup.
+type pendingCheck struct {
+	once  sync.Once
+	check func() (Identity, error)
+	id    Identity
+	err   error
+}
+
+func (p *pendingCheck) result() (Identity, error) {
+	p.once.Do(func() { p.id, p.err = p.check() })
+	return p.id, p.err
+}
+
+// withPendingCheck returns a copy of ctx whose identity check runs on first use.
+func withPendingCheck(ctx context.Context, check func() (Identity, error)) context.Context {
+	return context.WithValue(ctx, pendingKey{}, &pendingCheck{check: check})
 }

@@ -72,28 +72,23 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (Identi
 	return a.authenticateToken(ctx, cred)
 }
 
-// Middleware puts the request's Identity, or the reason its credentials were
-// rejected (see FailureFrom), on the request context and always calls next,
-// so the GraphQL layer can report failures as GraphQL errors.
+// Middleware gives the request's context its caller: the Identity, or the
+// reason its credentials were rejected (see FromContext and FailureFrom).
+// The check runs when the request first asks, not here, so a request that
+// is refused before it runs costs no token lookup; it always calls next, so
+// the GraphQL layer can report failures as GraphQL errors.
 func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var (
-			id  Identity
-			err error
-		)
-		// Two headers (e.g. one added by a proxy) are ambiguous: refuse to pick one.
-		if values := r.Header.Values("Authorization"); len(values) > 1 {
-			err = &authError{ErrAuthorizationHeader, "send a single Authorization header"}
-		} else {
-			id, err = a.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		ctx := r.Context()
+		values := r.Header.Values("Authorization")
+		check := func() (Identity, error) {
+			// Two headers (e.g. one added by a proxy) are ambiguous: refuse to pick one.
+			if len(values) > 1 {
+				return Identity{}, &authError{ErrAuthorizationHeader, "send a single Authorization header"}
+			}
+			return a.Authenticate(ctx, r.Header.Get("Authorization"))
 		}
-		switch {
-		case err != nil:
-			r = r.WithContext(WithFailure(r.Context(), err))
-		case id.UserID != 0:
-			r = r.WithContext(WithIdentity(r.Context(), id))
-		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(withPendingCheck(ctx, check)))
 	})
 }
 

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fracti/api/freetext"
 )
 
 // DefaultMaxAge is how old init data may be when no maximum age is configured.
@@ -54,18 +56,17 @@ type TelegramUser struct {
 	LanguageCode string `json:"language_code"`
 }
 
-// DisplayName returns the first and last name joined by a space, trimmed.
+// DisplayName returns the first and last name joined by a space, cleaned
+// of control characters and bidirectional overrides (which Telegram allows
+// in names, and which would garble other members' screens); "" when nothing
+// visible is left.
 func (u TelegramUser) DisplayName() string {
-	first := strings.TrimSpace(u.FirstName)
-	last := strings.TrimSpace(u.LastName)
-	switch {
-	case first == "":
-		return last
-	case last == "":
-		return first
-	default:
+	first := freetext.Sanitize(u.FirstName)
+	last := freetext.Sanitize(u.LastName)
+	if first != "" && last != "" {
 		return first + " " + last
 	}
+	return first + last
 }
 
 // InitData is the validated content of Telegram Mini App init data.

@@ -299,6 +299,8 @@ func TestTelegramUserDisplayName(t *testing.T) {
 		{"  Alice ", " Smith  ", "Alice Smith"},
 		{"Alice", "   ", "Alice"},
 		{"", "", ""},
+		{"\u202Egnp.exe", "Smith", "gnp.exe Smith"},
+		{"Al\x00ice", "\u200B\u3164", "Alice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -61,9 +61,10 @@ func TestBalancesAndDebts(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{"222>111": "30.00", "333>111": "30.00", "333>222": "30.00"}, pairs)
 
-	// Paying the simplified debt clears everything.
+	// Paying the simplified debt clears everything: Carol sends it, Alice confirms it.
 	var st struct{ CreateSettlement struct{ ID string } }
-	carol.Must(&st, `mutation($g: ID!) { createSettlement(input: {groupId: $g, toUserId: "111", amount: "60.00", status: COMPLETED}) { id } }`, "g", group)
+	carol.Must(&st, `mutation($g: ID!) { createSettlement(input: {groupId: $g, toUserId: "111", amount: "60.00", status: SENT}) { id } }`, "g", group)
+	alice.Must(nil, `mutation($id: ID!) { updateSettlement(id: $id, input: {status: COMPLETED}) { id } }`, "id", st.CreateSettlement.ID)
 	alice.Must(&out, balancesQuery, "g", group)
 	for _, b := range out.Group.Balances {
 		require.Equal(t, "0.00", b.Net, b.Member.UserID)
@@ -250,9 +251,9 @@ func TestLeaveGroup(t *testing.T) {
 	require.Equal(t, 2, g.Group.MemberCount)
 	require.Len(t, g.Group.Members.Nodes, 2)
 
-	// Bob settles up and leaves; Alice's expense still names him.
+	// Bob settles up (Alice confirms receiving it) and leaves; Alice's expense still names him.
 	var st struct{ CreateSettlement struct{ ID string } }
-	bob.Must(&st, `mutation($g: ID!) { createSettlement(input: {groupId: $g, toUserId: "111", amount: "10.00", status: COMPLETED}) { id } }`, "g", group)
+	alice.Must(&st, `mutation($g: ID!) { createSettlement(input: {groupId: $g, fromUserId: "222", amount: "10.00", status: COMPLETED}) { id } }`, "g", group)
 	bob.Must(&out, leave, "g", group)
 	var list struct {
 		Group struct {

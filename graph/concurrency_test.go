@@ -34,9 +34,9 @@ func TestConcurrentClientsLoseNothing(t *testing.T) {
 	}
 
 	var mu sync.Mutex
-	alive := map[string]bool{}     // expenses created and not deleted
-	completed := map[string]bool{} // settlements completed
-	pending := map[string]bool{}
+	alive := map[string]bool{}        // expenses created and not deleted
+	completed := map[string]bool{}    // settlements completed
+	pending := map[string][2]string{} // settlement id → payer, recipient
 	var wg sync.WaitGroup
 	for i, c := range clients {
 		wg.Add(1)
@@ -80,34 +80,44 @@ func TestConcurrentClientsLoseNothing(t *testing.T) {
 					mu.Unlock()
 				case 3:
 					var out struct{ CreateSettlement struct{ ID string } }
+					to := others[rng.IntN(3)]
 					if !do(&out, `mutation($g: ID!, $to: ID!) { createSettlement(input: {groupId: $g, toUserId: $to, amount: "3.00"}) { id } }`,
-						"g", group, "to", others[rng.IntN(3)]) {
+						"g", group, "to", to) {
 						return
 					}
 					mu.Lock()
-					pending[out.CreateSettlement.ID] = true
+					pending[out.CreateSettlement.ID] = [2]string{c.ID, to}
 					mu.Unlock()
 				}
-				// Complete a pending settlement of anyone's: racing the other clients.
+				// Move a pending settlement this user is party to, racing the
+				// user's other client and the other party: the recipient
+				// confirms it, the payer marks it sent.
 				mu.Lock()
-				var target string
-				for id := range pending {
-					target = id
-					break
+				var target, status string
+				for id, parties := range pending {
+					if parties[1] == c.ID {
+						target, status = id, "COMPLETED"
+						break
+					}
+					if parties[0] == c.ID {
+						target, status = id, "SENT"
+					}
 				}
 				mu.Unlock()
 				if target != "" {
-					res := c.Do(updateSettlement, "id", target, "in", map[string]any{"status": "COMPLETED"})
+					res := c.Do(updateSettlement, "id", target, "in", map[string]any{"status": status})
 					switch res.Code() {
 					case "":
-						mu.Lock()
-						assert.False(t, completed[target], "completed twice")
-						completed[target] = true
-						delete(pending, target)
-						mu.Unlock()
-					case "CONFLICT", "FORBIDDEN": // someone else was first, or not a party
+						if status == "COMPLETED" {
+							mu.Lock()
+							assert.False(t, completed[target], "completed twice")
+							completed[target] = true
+							delete(pending, target)
+							mu.Unlock()
+						}
+					case "CONFLICT": // the other client, or the other party, was first
 					default:
-						t.Errorf("complete: %+v", res.Errors)
+						t.Errorf("%s: %+v", status, res.Errors)
 					}
 				}
 			}

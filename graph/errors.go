@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/store"
@@ -19,6 +21,11 @@ const (
 	CodeBadUserInput    = "BAD_USER_INPUT"
 	CodeConflict        = "CONFLICT"
 	CodeInternal        = "INTERNAL_SERVER_ERROR"
+	// CodeBadRequest: the HTTP request itself is malformed (not JSON, wrong
+	// content type, a mutation over GET …); nothing was run.
+	CodeBadRequest = "BAD_REQUEST"
+	// CodeCallBudgetExceeded: the operation needed more DynamoDB calls than one request may make.
+	CodeCallBudgetExceeded = "CALL_BUDGET_EXCEEDED"
 )
 
 func codedError(code, msg string) *gqlerror.Error {
@@ -60,6 +67,11 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return withCode(gqlErr, CodeNotFound, "not found")
 		case errors.Is(err, store.ErrConflict):
 			return withCode(gqlErr, CodeConflict, err.Error())
+		case errors.Is(err, store.ErrTooManyCurrencies):
+			return withCode(gqlErr, CodeConflict, strings.TrimPrefix(err.Error(), store.ErrTooManyCurrencies.Error()+": "))
+		case errors.Is(err, store.ErrCallBudget):
+			return withCode(gqlErr, CodeCallBudgetExceeded,
+				"the operation needs more database calls than one request may make ("+strconv.Itoa(store.CallsMade(ctx))+"): ask for fewer things at once")
 		case errors.Is(err, context.Canceled):
 			return withCode(gqlErr, CodeInternal, "request cancelled")
 		}

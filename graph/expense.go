@@ -24,6 +24,9 @@ func (r *Resolver) createExpense(ctx context.Context, in model.CreateExpenseInpu
 		return nil, err
 	}
 	created, err := r.Store.CreateExpense(ctx, g.Title, e, key)
+	if errors.Is(err, store.ErrTooManyCurrencies) {
+		return nil, currencyLimit(err)
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, conflict("a member involved in the expense left the group meanwhile; reload and try again")
 	}

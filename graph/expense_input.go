@@ -213,8 +213,8 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 			if w == nil {
 				return nil, badInput(fmt.Sprintf("input.splits[%d].%s", i, name), "is required for %s splits", enumName(splitType))
 			}
-			if w.Sign() < 0 {
-				return nil, badInput(fmt.Sprintf("input.splits[%d].%s", i, name), "must not be negative")
+			if err := weight(fmt.Sprintf("input.splits[%d].%s", i, name), *w); err != nil {
+				return nil, err
 			}
 			weights[i] = *w
 		}

@@ -115,18 +115,19 @@ type ComplexityRoot struct {
 	}
 
 	Group struct {
-		Balances    func(childComplexity int) int
-		ChatID      func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Currency    func(childComplexity int) int
-		Debts       func(childComplexity int, simplify *bool) int
-		Expenses    func(childComplexity int, first *int, after *string) int
-		ID          func(childComplexity int) int
-		Member      func(childComplexity int, userID string) int
-		MemberCount func(childComplexity int) int
-		Members     func(childComplexity int, first *int, after *string) int
-		Settlements func(childComplexity int, first *int, after *string) int
-		Title       func(childComplexity int) int
+		Balances               func(childComplexity int) int
+		ChatID                 func(childComplexity int) int
+		CreatedAt              func(childComplexity int) int
+		Currency               func(childComplexity int) int
+		Debts                  func(childComplexity int, simplify *bool) int
+		Expenses               func(childComplexity int, first *int, after *string) int
+		ID                     func(childComplexity int) int
+		Member                 func(childComplexity int, userID string) int
+		MemberCount            func(childComplexity int) int
+		Members                func(childComplexity int, first *int, after *string) int
+		SettlementConfirmation func(childComplexity int) int
+		Settlements            func(childComplexity int, first *int, after *string) int
+		Title                  func(childComplexity int) int
 	}
 
 	GroupConnection struct {
@@ -703,6 +704,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Members(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.settlementConfirmation":
+		if e.ComplexityRoot.Group.SettlementConfirmation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.SettlementConfirmation(childComplexity), true
 	case "Group.settlements":
 		if e.ComplexityRoot.Group.Settlements == nil {
 			break
@@ -1442,7 +1449,14 @@ Fracti: group expense splitting for Telegram.
 Everything a group holds is visible only to its members: ids from a group you
 are not in answer exactly like ids that do not exist. Errors carry
 ` + "`" + `extensions.code` + "`" + `: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT,
-CONFLICT or INTERNAL_SERVER_ERROR (and ` + "`" + `extensions.field` + "`" + ` for bad input).
+CONFLICT or INTERNAL_SERVER_ERROR (and ` + "`" + `extensions.field` + "`" + ` for bad input);
+a request refused before it runs carries BAD_REQUEST, a GRAPHQL_ code or
+the code of the limit it exceeds.
+
+Free text (titles, descriptions, categories) is trimmed and normalized to
+Unicode NFC; it may not contain control characters or bidirectional
+override and isolate characters (U+202A–U+202E, U+2066–U+2069), and must show
+something visible.
 """
 schema {
   query: Query
@@ -1452,8 +1466,10 @@ schema {
 """
 An exact decimal number, always a JSON string such as "12.50", never a float.
 Amounts are written with exactly their currency's number of decimals: USD
-"20.00", JPY "1500", TON "0.500000000". As input, a string with at most the
-currency's decimals.
+"20.00", JPY "1500", TON "0.500000000". As input, always a string, in
+variables and literals alike (a number is refused: it may already have lost
+digits): an amount with at most its currency's decimals, a percentage or a
+weight with at most 10 decimals and 12 digits before the point.
 """
 scalar Decimal
 
@@ -1583,6 +1599,8 @@ type Group implements Node {
   createdAt: DateTime!
   "How many members it has."
   memberCount: Int!
+  "Who may mark the group's settlements COMPLETED, which is what moves balances; chosen when the group is created."
+  settlementConfirmation: SettlementConfirmation!
 
   "The group's members, in user-id order."
   members(
@@ -1783,14 +1801,29 @@ type Share {
 
 # ---------------------------------------------------------------- settlements
 
-"Where a settlement payment stands."
+"""
+Where a settlement payment stands. Only COMPLETED counts toward balances:
+PENDING → SENT (marked by the payer) → COMPLETED (confirmed by the recipient),
+or FAILED from PENDING or SENT (by either of them). COMPLETED and FAILED are
+final.
+"""
 enum SettlementStatus {
-  "Recorded, not yet confirmed."
+  "Recorded, not yet paid."
   PENDING
-  "Paid: it counts toward balances."
+  "The payer says it is paid; the recipient has not confirmed it yet."
+  SENT
+  "Confirmed paid (by the recipient, or by either party where the group allows it): it counts toward balances."
   COMPLETED
   "The payment did not go through."
   FAILED
+}
+
+"Who may mark a group's settlements COMPLETED."
+enum SettlementConfirmation {
+  "Only the member who is paid (the default): nobody can certify their own payment."
+  RECIPIENT
+  "The payer too, for groups whose members trust each other."
+  EITHER_PARTY
 }
 
 "A payment from one member to another to settle a debt."
@@ -1807,7 +1840,7 @@ type Settlement implements Node {
   amount: Decimal!
   "The currency of the amount."
   currency: String!
-  "The TON transaction hash, if paid on chain; null otherwise."
+  "The TON transaction hash, if paid on chain; null otherwise. It cannot change once the settlement is COMPLETED or FAILED."
   txHash: String
   "Where the payment stands."
   status: SettlementStatus!
@@ -1972,12 +2005,20 @@ type Mutation {
   "Delete an expense you paid (or helped pay) or recorded; its effect leaves the balances with it. Returns its id."
   deleteExpense("The expense's id." id: ID!): ID!
 
-  "Record a payment from you to another member."
+  """
+  Record a payment between you and another member: one you make (PENDING, or
+  SENT once paid), or one you received (COMPLETED at once, or PENDING). A
+  payer may record it COMPLETED only where the group's settlementConfirmation
+  is EITHER_PARTY (else FORBIDDEN).
+  """
   createSettlement("The settlement." input: CreateSettlementInput!): Settlement!
 
   """
-  Change a settlement you pay or receive: PENDING may become COMPLETED or
-  FAILED, once (anything else is a CONFLICT error).
+  Change a settlement you pay or receive. The payer marks a PENDING one SENT;
+  the recipient (or, where the group allows it, either party) marks a PENDING
+  or SENT one COMPLETED; either marks it FAILED. COMPLETED and FAILED are
+  final: changing a settlement in either, or its txHash, is CONFLICT. Another
+  party's move is FORBIDDEN.
   """
   updateSettlement(
     "The settlement's id."
@@ -1989,12 +2030,14 @@ type Mutation {
 
 "A new group."
 input CreateGroupInput {
-  "The group's name: 1 to 128 characters."
+  "The group's name: 1 to 128 characters of free text (see the schema's description)."
   title: String!
   "The default currency: an ISO 4217 code such as USD, or TON."
   currency: String!
   "The Telegram chat id the group belongs to, if any (an integer such as \"-1001234567890\")."
   chatId: String
+  "Who may mark settlements COMPLETED: only their recipient (the default), or either party. It cannot be changed later."
+  settlementConfirmation: SettlementConfirmation = RECIPIENT
 }
 
 "A new expense."
@@ -2005,9 +2048,9 @@ input CreateExpenseInput {
   amount: Decimal!
   "The currency; defaults to the group's."
   currency: String
-  "What it was for: 1 to 200 characters."
+  "What it was for: 1 to 200 characters of free text."
   description: String!
-  "A free-form category such as \"food\", up to 50 characters."
+  "A free-form category such as \"food\", up to 50 characters of free text."
   category: String
   "Who paid (a member's user id); defaults to you. Use ` + "`" + `payers` + "`" + ` instead when several people paid."
   payerId: ID
@@ -2035,9 +2078,9 @@ input SplitInput {
   userId: ID!
   "Their exact part, for EXACT splits."
   amount: Decimal
-  "Their percentage (such as \"33.33\"), for PERCENTAGE splits."
+  "Their percentage (such as \"33.33\", at most 10 decimals), for PERCENTAGE splits."
   percentage: Decimal
-  "Their weight (such as \"2\" for two nights), for SHARES splits."
+  "Their weight (such as \"2\" for two nights; under 10^12, at most 10 decimals), for SHARES splits."
   shares: Decimal
 }
 
@@ -2049,19 +2092,25 @@ input PaymentInput {
   amount: Decimal!
 }
 
-"A new settlement: a payment from you."
+"A new settlement: a payment from one member to another, one of them you."
 input CreateSettlementInput {
   "The group's id."
   groupId: ID!
-  "Who you pay: a member's Telegram user id, not your own."
-  toUserId: ID!
+  "Who pays: a member's Telegram user id; defaults to you."
+  fromUserId: ID
+  "Who is paid: a member's Telegram user id; defaults to you. Exactly one of fromUserId and toUserId is you."
+  toUserId: ID
   "The amount: positive, with at most the currency's decimals."
   amount: Decimal!
   "The currency; defaults to the group's."
   currency: String
   "The TON transaction hash, if paid on chain."
   txHash: String
-  "PENDING (the default) or COMPLETED for a payment already made."
+  """
+  PENDING (the default); SENT, by its payer, for a payment made; COMPLETED,
+  by its recipient, for a payment received (by its payer too where the group
+  allows it).
+  """
   status: SettlementStatus = PENDING
   "Like CreateExpenseInput.idempotencyKey: a retried request returns the first settlement."
   idempotencyKey: String
@@ -2069,9 +2118,9 @@ input CreateSettlementInput {
 
 "A change to a settlement; omitted fields stay as they are."
 input UpdateSettlementInput {
-  "The new status: COMPLETED or FAILED, from PENDING."
+  "The new status: SENT (payer, from PENDING), COMPLETED (recipient, from PENDING or SENT) or FAILED (either, from PENDING or SENT)."
   status: SettlementStatus
-  "The TON transaction hash."
+  "The TON transaction hash; only while the settlement is PENDING or SENT."
   txHash: String
 }
 `, BuiltIn: false},
@@ -2222,6 +2271,8 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_createdAt(ctx, field)
 	case "memberCount":
 		return ec.fieldContext_Group_memberCount(ctx, field)
+	case "settlementConfirmation":
+		return ec.fieldContext_Group_settlementConfirmation(ctx, field)
 	case "members":
 		return ec.fieldContext_Group_members(ctx, field)
 	case "member":
@@ -4210,6 +4261,29 @@ func (ec *executionContext) _Group_memberCount(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Group_memberCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Group", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Group_settlementConfirmation(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_settlementConfirmation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SettlementConfirmation, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.SettlementConfirmation) graphql.Marshaler {
+			return ec.marshalNSettlementConfirmation2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_settlementConfirmation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, false, false, errors.New("field of type SettlementConfirmation does not have child fields"))
 }
 
 func (ec *executionContext) _Group_members(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
@@ -8322,7 +8396,11 @@ func (ec *executionContext) unmarshalInputCreateGroupInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "currency", "chatId"}
+	if _, present := asMap["settlementConfirmation"]; !present {
+		asMap["settlementConfirmation"] = "RECIPIENT"
+	}
+
+	fieldsInOrder := [...]string{"title", "currency", "chatId", "settlementConfirmation"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -8350,6 +8428,13 @@ func (ec *executionContext) unmarshalInputCreateGroupInput(ctx context.Context, 
 				return it, err
 			}
 			it.ChatID = data
+		case "settlementConfirmation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settlementConfirmation"))
+			data, err := ec.unmarshalOSettlementConfirmation2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SettlementConfirmation = data
 		}
 	}
 	return it, nil
@@ -8370,7 +8455,7 @@ func (ec *executionContext) unmarshalInputCreateSettlementInput(ctx context.Cont
 		asMap["status"] = "PENDING"
 	}
 
-	fieldsInOrder := [...]string{"groupId", "toUserId", "amount", "currency", "txHash", "status", "idempotencyKey"}
+	fieldsInOrder := [...]string{"groupId", "fromUserId", "toUserId", "amount", "currency", "txHash", "status", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -8384,9 +8469,16 @@ func (ec *executionContext) unmarshalInputCreateSettlementInput(ctx context.Cont
 				return it, err
 			}
 			it.GroupID = data
+		case "fromUserId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromUserId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromUserID = data
 		case "toUserId":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toUserId"))
-			data, err := ec.unmarshalNID2string(ctx, v)
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -9467,6 +9559,11 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "memberCount":
 			out.Values[i] = ec._Group_memberCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "settlementConfirmation":
+			out.Values[i] = ec._Group_settlementConfirmation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -12535,6 +12632,34 @@ func (ec *executionContext) marshalNSettlement2ᚖgithubᚗcomᚋfractiᚋapiᚋ
 	return ec._Settlement(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNSettlementConfirmation2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation(ctx context.Context, v any) (store.SettlementConfirmation, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalNSettlementConfirmation2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation[tmp]
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSettlementConfirmation2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation(ctx context.Context, sel ast.SelectionSet, v store.SettlementConfirmation) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(marshalNSettlementConfirmation2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation[v])
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+var (
+	unmarshalNSettlementConfirmation2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation = map[string]store.SettlementConfirmation{
+		"RECIPIENT":    store.ConfirmByRecipient,
+		"EITHER_PARTY": store.ConfirmByEitherParty,
+	}
+	marshalNSettlementConfirmation2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation = map[store.SettlementConfirmation]string{
+		store.ConfirmByRecipient:   "RECIPIENT",
+		store.ConfirmByEitherParty: "EITHER_PARTY",
+	}
+)
+
 func (ec *executionContext) marshalNSettlementConnection2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSettlementConnection(ctx context.Context, sel ast.SelectionSet, v *model.SettlementConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -12585,11 +12710,13 @@ func (ec *executionContext) marshalNSettlementStatus2githubᚗcomᚋfractiᚋapi
 var (
 	unmarshalNSettlementStatus2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementStatus = map[string]store.SettlementStatus{
 		"PENDING":   store.SettlementPending,
+		"SENT":      store.SettlementSent,
 		"COMPLETED": store.SettlementCompleted,
 		"FAILED":    store.SettlementFailed,
 	}
 	marshalNSettlementStatus2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementStatus = map[store.SettlementStatus]string{
 		store.SettlementPending:   "PENDING",
+		store.SettlementSent:      "SENT",
 		store.SettlementCompleted: "COMPLETED",
 		store.SettlementFailed:    "FAILED",
 	}
@@ -13077,6 +13204,36 @@ func (ec *executionContext) marshalOSettlement2ᚖgithubᚗcomᚋfractiᚋapiᚋ
 	return ec._Settlement(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOSettlementConfirmation2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation(ctx context.Context, v any) (*store.SettlementConfirmation, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOSettlementConfirmation2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSettlementConfirmation2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation(ctx context.Context, sel ast.SelectionSet, v *store.SettlementConfirmation) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOSettlementConfirmation2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation[*v])
+	return res
+}
+
+var (
+	unmarshalOSettlementConfirmation2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation = map[string]store.SettlementConfirmation{
+		"RECIPIENT":    store.ConfirmByRecipient,
+		"EITHER_PARTY": store.ConfirmByEitherParty,
+	}
+	marshalOSettlementConfirmation2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementConfirmation = map[store.SettlementConfirmation]string{
+		store.ConfirmByRecipient:   "RECIPIENT",
+		store.ConfirmByEitherParty: "EITHER_PARTY",
+	}
+)
+
 func (ec *executionContext) unmarshalOSettlementStatus2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementStatus(ctx context.Context, v any) (*store.SettlementStatus, error) {
 	if v == nil {
 		return nil, nil
@@ -13099,11 +13256,13 @@ func (ec *executionContext) marshalOSettlementStatus2ᚖgithubᚗcomᚋfractiᚋ
 var (
 	unmarshalOSettlementStatus2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementStatus = map[string]store.SettlementStatus{
 		"PENDING":   store.SettlementPending,
+		"SENT":      store.SettlementSent,
 		"COMPLETED": store.SettlementCompleted,
 		"FAILED":    store.SettlementFailed,
 	}
 	marshalOSettlementStatus2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementStatus = map[store.SettlementStatus]string{
 		store.SettlementPending:   "PENDING",
+		store.SettlementSent:      "SENT",
 		store.SettlementCompleted: "COMPLETED",
 		store.SettlementFailed:    "FAILED",
 	}

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 
+	"github.com/fracti/api/freetext"
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/money"
@@ -13,7 +14,15 @@ import (
 // newMember describes the viewer joining a group, from their credentials.
 func newMember(ctx context.Context) store.NewMember {
 	id, _ := viewer(ctx)
-	return store.NewMember{UserID: id.UserKey(), Name: id.Name, Username: id.Username, AvatarURL: id.PhotoURL}
+	name := freetext.Sanitize(id.Name)
+	switch {
+	case name != "":
+	case id.Username != "":
+		name = id.Username
+	default: // a Telegram name made only of characters we drop
+		name = "User " + id.UserKey()
+	}
+	return store.NewMember{UserID: id.UserKey(), Name: name, Username: id.Username, AvatarURL: id.PhotoURL}
 }
 
 func (r *Resolver) createGroup(ctx context.Context, in model.CreateGroupInput) (*store.Group, error) {
@@ -29,7 +38,11 @@ func (r *Resolver) createGroup(ctx context.Context, in model.CreateGroupInput) (
 	if err != nil {
 		return nil, err
 	}
-	g, m, err := r.Store.CreateGroup(ctx, store.NewGroup{Title: title, ChatID: chat, Currency: cur, Creator: newMember(ctx)})
+	ng := store.NewGroup{Title: title, ChatID: chat, Currency: cur, Creator: newMember(ctx)}
+	if in.SettlementConfirmation != nil {
+		ng.SettlementConfirmation = *in.SettlementConfirmation
+	}
+	g, m, err := r.Store.CreateGroup(ctx, ng)
 	if err != nil {
 		return nil, err
 	}

@@ -6,30 +6,34 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/fracti/api/graph/limits"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// MaxComplexity bounds the work one operation may ask for. A list field
-// counts its children once per item it may return (`first`), so a page of
-// 100 expenses with their splits' members is fine while the same nested
-// inside 100 groups is refused before anything is read.
-const MaxComplexity = 20_000
+// HandlerConfig tunes the GraphQL executor.
+type HandlerConfig struct {
+	// Limits bound what one operation may ask for; zero fields take limits.Defaults.
+	Limits limits.Config
+}
 
-// NewHandler is the GraphQL endpoint: POST and GET (for persisted queries),
-// Apollo's automatic persisted queries, introspection for Playground,
-// per-field panic recovery and the error codes clients rely on.
-func NewHandler(r *Resolver) *handler.Server {
-	cfg := Config{Resolvers: r}
-	pageCost(&cfg.Complexity)
-	srv := handler.New(NewExecutableSchema(cfg))
-	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+// typicalMembers is the group size list costs assume: a balance or debt
+// list holds about this many entries per currency.
+const typicalMembers = 20
+
+// NewHandler is the GraphQL executor: Apollo's automatic persisted queries,
+// the limits (checked before gqlgen parses, validates or runs anything),
+// introspection for the Playground, per-field panic recovery and the error
+// codes clients rely on. The caller adds the HTTP transports.
+func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
+	ec := Config{Resolvers: r}
+	// Balance lists cost as many entries as the store lets a group's currencies grow to.
+	listCosts(&ec.Complexity, r.Store.MaxGroupCurrencies())
+	srv := handler.New(NewExecutableSchema(ec))
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	// Order matters: the persisted query fills in the document the limits check.
+	srv.Use(newPersistedQueries())
+	srv.Use(limits.New(cfg.Limits))
 	srv.SetErrorPresenter(ErrorPresenter(r.log()))
 	srv.SetRecoverFunc(RecoverFunc(r.log()))
 	srv.AroundFields(RequireAuth)
@@ -43,8 +47,10 @@ func (r *Resolver) log() *slog.Logger {
 	return r.Log
 }
 
-// pageCost makes every connection cost its children times its page size.
-func pageCost(c *ComplexityRoot) {
+// listCosts makes every list field cost its children once per item it may
+// return, so that nesting lists multiplies: a connection by its page size,
+// the others by a realistic bound.
+func listCosts(c *ComplexityRoot, currencies int) {
 	perPage := func(child int, first *int, _ *string) int {
 		n := defaultPageSize
 		if first != nil && *first > 0 {
@@ -54,6 +60,14 @@ func pageCost(c *ComplexityRoot) {
 	}
 	c.User.Groups, c.User.ExpensesPaid, c.User.Owes, c.User.Settlements, c.User.Activity = perPage, perPage, perPage, perPage, perPage
 	c.Group.Members, c.Group.Expenses, c.Group.Settlements = perPage, perPage, perPage
-	// An expense's splits list is bounded by the participant limit but usually short.
-	c.Expense.Splits = func(child int) int { return 1 + child*10 }
+
+	times := func(n int) func(int) int { return func(child int) int { return 1 + child*n } }
+	// An expense's splits and payers are bounded by the participant limit but usually short.
+	c.Expense.Splits, c.Expense.Payers = times(10), times(10)
+	// One balance per member and currency; at most one debt per member and currency.
+	c.Group.Balances = times(typicalMembers * currencies)
+	c.Group.Debts = func(child int, _ *bool) int { return 1 + child*typicalMembers*currencies }
+	c.Member.Balances = times(currencies)
+	// A user's totals: one per currency across their groups.
+	c.UserSummary.Totals = times(2 * currencies)
 }

@@ -205,12 +205,17 @@ func (w *world) createSettlement() string {
 	from := w.pick(members)
 	to := w.pick(slices.DeleteFunc(slices.Clone(members), func(u string) bool { return u == from }))
 	code := w.pick(currencies)
-	status := w.pick([]string{"PENDING", "COMPLETED"})
+	// The payer records it PENDING or SENT; the recipient records one received as COMPLETED.
+	status := w.pick([]string{"PENDING", "SENT", "COMPLETED"})
 	amount := format(1+w.rng.Int64N(50_000), code)
+	in := map[string]any{"groupId": w.group, "toUserId": to, "amount": amount, "currency": code, "status": status}
+	recorder := from
+	if status == "COMPLETED" {
+		in, recorder = map[string]any{"groupId": w.group, "fromUserId": from, "amount": amount, "currency": code, "status": status}, to
+	}
 	var out struct{ CreateSettlement struct{ ID string } }
-	w.users[from].Must(&out, `mutation($in: CreateSettlementInput!) { createSettlement(input: $in) { id } }`,
-		"in", map[string]any{"groupId": w.group, "toUserId": to, "amount": amount, "currency": code, "status": status})
-	if status == "PENDING" {
+	w.users[recorder].Must(&out, `mutation($in: CreateSettlementInput!) { createSettlement(input: $in) { id } }`, "in", in)
+	if status != "COMPLETED" {
 		w.pending[out.CreateSettlement.ID] = [2]string{from, to}
 	}
 	return fmt.Sprintf("%s pays %s %s %s (%s)", from, to, amount, code, status)
@@ -226,16 +231,29 @@ func (w *world) changeSettlement() string {
 	}
 	slices.Sort(ids)
 	id := w.pick(ids)
-	party := w.pending[id][w.rng.IntN(2)]
+	payer := w.rng.IntN(2) == 0
+	party := w.pending[id][1]
+	status := w.pick([]string{"COMPLETED", "FAILED"}) // the recipient's moves
+	if payer {
+		party, status = w.pending[id][0], w.pick([]string{"SENT", "FAILED", "COMPLETED"})
+	}
 	if !w.member[party] {
 		return "skip: a party left"
 	}
-	status := w.pick([]string{"COMPLETED", "FAILED"})
 	res := w.users[party].Do(updateSettlement, "id", id, "in", map[string]any{"status": status})
-	if res.Code() == "CONFLICT" { // the other party left
+	switch {
+	case payer && status == "COMPLETED":
+		require.Equal(w.t, "FORBIDDEN", res.Code(), "the payer cannot confirm their own payment")
+		return "payer's completion refused"
+	case payer && status == "SENT" && res.Code() == "CONFLICT":
+		return "already sent"
+	case res.Code() == "CONFLICT": // the other party left
 		return "settlement refused: a party left"
 	}
 	require.Empty(w.t, res.Errors)
+	if status == "SENT" {
+		return "settlement sent"
+	}
 	delete(w.pending, id)
 	// A second change is always refused.
 	w.users[party].Fails("CONFLICT", updateSettlement, "id", id, "in", map[string]any{"status": "COMPLETED"})
@@ -245,9 +263,9 @@ func (w *world) changeSettlement() string {
 // settleUp pays every simplified debt, after which every net is zero.
 func (w *world) settleUp() string {
 	st := readGroup(w.t, w.users[w.anyMember()], w.group)
-	for _, d := range st.Simplified {
-		w.users[d.From.UserID].Must(nil, `mutation($in: CreateSettlementInput!) { createSettlement(input: $in) { id } }`,
-			"in", map[string]any{"groupId": w.group, "toUserId": d.To.UserID, "amount": d.Amount, "currency": d.Currency, "status": "COMPLETED"})
+	for _, d := range st.Simplified { // each recipient records the payment received
+		w.users[d.To.UserID].Must(nil, `mutation($in: CreateSettlementInput!) { createSettlement(input: $in) { id } }`,
+			"in", map[string]any{"groupId": w.group, "fromUserId": d.From.UserID, "amount": d.Amount, "currency": d.Currency, "status": "COMPLETED"})
 	}
 	after := readGroup(w.t, w.users[w.anyMember()], w.group)
 	for _, b := range after.Balances {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
@@ -14,8 +15,20 @@ func (r *Resolver) createSettlement(ctx context.Context, in model.CreateSettleme
 		return nil, orNotFound(err, "group")
 	}
 	me := viewerID(ctx)
-	if in.ToUserID == me {
-		return nil, badInput("input.toUserId", "you cannot settle with yourself")
+	from, to := me, me
+	if in.FromUserID != nil {
+		from = *in.FromUserID
+	}
+	if in.ToUserID != nil {
+		to = *in.ToUserID
+	}
+	switch {
+	case from == to && from == me:
+		return nil, badInput("input.toUserId", "you cannot settle with yourself: give toUserId (a payment you make) or fromUserId (one you received)")
+	case from == to:
+		return nil, badInput("input.toUserId", "the payer and the recipient must be different members")
+	case from != me && to != me:
+		return nil, forbidden("you can record only a settlement you pay or receive")
 	}
 	cur, err := currency("input.currency", in.Currency, g.Currency)
 	if err != nil {
@@ -37,34 +50,67 @@ func (r *Resolver) createSettlement(ctx context.Context, in model.CreateSettleme
 	if in.Status != nil {
 		status = *in.Status
 	}
-	if status == store.SettlementFailed {
-		return nil, badInput("input.status", "a new settlement is PENDING or COMPLETED")
+	switch status {
+	case store.SettlementPending:
+	case store.SettlementFailed:
+		return nil, badInput("input.status", "a new settlement is PENDING, SENT or COMPLETED")
+	default:
+		if err := mayMove(g, from, to, me, store.SettlementPending, status); err != nil {
+			return nil, err
+		}
 	}
 	l := loaders.For(ctx)
-	from, to := l.Members.Load(ctx, store.MemberKey{GroupID: g.ID, UserID: me}), l.Members.Load(ctx, store.MemberKey{GroupID: g.ID, UserID: in.ToUserID})
-	fromM, err := from()
-	if err != nil {
-		return nil, err
-	}
-	toM, err := to()
-	if err != nil {
-		return nil, err
-	}
-	if !toM.Active() || !telegramIDPattern.MatchString(in.ToUserID) {
-		return nil, badInput("input.toUserId", "user %s is not a member of this group", in.ToUserID)
+	fromLoad := l.Members.Load(ctx, store.MemberKey{GroupID: g.ID, UserID: from})
+	toLoad := l.Members.Load(ctx, store.MemberKey{GroupID: g.ID, UserID: to})
+	parties := []struct {
+		field, id string
+		load      func() (*store.Member, error)
+	}{{"input.fromUserId", from, fromLoad}, {"input.toUserId", to, toLoad}}
+	members := make([]*store.Member, 2)
+	for i, p := range parties {
+		m, err := p.load()
+		if err != nil {
+			return nil, err
+		}
+		if !m.Active() || !telegramIDPattern.MatchString(p.id) {
+			return nil, badInput(p.field, "user %s is not a member of this group", p.id)
+		}
+		members[i] = m
 	}
 	st := store.Settlement{
-		GroupID: g.ID, FromUserID: me, FromUserName: fromM.Name, ToUserID: toM.UserID, ToUserName: toM.Name,
-		Amount: amount, Status: status,
+		GroupID: g.ID, FromUserID: from, FromUserName: members[0].Name, ToUserID: to, ToUserName: members[1].Name,
+		Amount: amount, Status: status, CreatedBy: me,
 	}
 	if hash != nil {
 		st.TxHash = *hash
 	}
 	created, err := r.Store.CreateSettlement(ctx, st, key)
+	if errors.Is(err, store.ErrTooManyCurrencies) {
+		return nil, currencyLimit(err)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &created, nil
+}
+
+// mayMove checks that the viewer (me) may take a settlement from one status
+// to another: the payer marks it SENT, the recipient completes it (the
+// payer too where the group allows it), either marks it FAILED. The status
+// order itself (store.CanBecome) is checked first: a final settlement is a
+// CONFLICT whoever asks.
+func mayMove(g *store.Group, from, to, me string, was, status store.SettlementStatus) error {
+	if !store.CanBecome(was, status) {
+		return conflict("a " + enumName(was) + " settlement cannot become " + enumName(status) +
+			": PENDING becomes SENT, and PENDING or SENT becomes COMPLETED or FAILED")
+	}
+	switch {
+	case status == store.SettlementSent && me != from:
+		return forbidden("only the payer marks a settlement SENT")
+	case status == store.SettlementCompleted && me != to && g.SettlementConfirmation != store.ConfirmByEitherParty:
+		return forbidden("only the recipient confirms a payment: mark it SENT, and the recipient marks it COMPLETED")
+	}
+	return nil
 }
 
 func (r *Resolver) updateSettlement(ctx context.Context, id string, in model.UpdateSettlementInput) (*store.Settlement, error) {
@@ -72,7 +118,8 @@ func (r *Resolver) updateSettlement(ctx context.Context, id string, in model.Upd
 	if err != nil || st == nil {
 		return nil, orNotFound(err, "settlement")
 	}
-	if me := viewerID(ctx); me != st.FromUserID && me != st.ToUserID {
+	me := viewerID(ctx)
+	if me != st.FromUserID && me != st.ToUserID {
 		return nil, forbidden("only the two members of a settlement can change it")
 	}
 	if in.Status == nil && in.TxHash == nil {
@@ -82,8 +129,17 @@ func (r *Resolver) updateSettlement(ctx context.Context, id string, in model.Upd
 	if err != nil {
 		return nil, err
 	}
-	if in.Status != nil && !store.CanBecome(st.Status, *in.Status) {
-		return nil, conflict("a " + enumName(st.Status) + " settlement cannot become " + enumName(*in.Status) + ": only PENDING becomes COMPLETED or FAILED")
+	if st.Status.Final() {
+		return nil, conflict("the settlement is " + enumName(st.Status) + ": neither its status nor its txHash can change")
+	}
+	if in.Status != nil {
+		g, err := group(ctx, st.GroupID)
+		if err != nil {
+			return nil, err
+		}
+		if err := mayMove(g, st.FromUserID, st.ToUserID, me, st.Status, *in.Status); err != nil {
+			return nil, err
+		}
 	}
 	updated, err := r.Store.UpdateSettlement(ctx, *st, store.SettlementChange{Status: in.Status, TxHash: hash})
 	if err != nil {

@@ -4,19 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
-	"unicode/utf8"
 
+	"strings"
+
+	"github.com/fracti/api/freetext"
 	"github.com/fracti/api/money"
+	"github.com/fracti/api/store"
 )
 
-// text trims s and checks its length in characters.
+// text cleans free text a user typed (see freetext.Clean: NFC, trimmed, no
+// control or bidirectional override characters, something visible) and
+// checks its length in characters.
 func text(field, s string, minLen, maxLen int) (string, error) {
-	s = strings.TrimSpace(s)
-	n := utf8.RuneCountInString(s)
-	switch {
-	case !utf8.ValidString(s):
-		return "", badInput(field, "is not valid UTF-8")
+	s, err := freetext.Clean(s)
+	if err != nil {
+		return "", badInput(field, "%s", err.Error())
+	}
+	switch n := freetext.Len(s); {
 	case n < minLen && minLen == 1:
 		return "", badInput(field, "must not be empty")
 	case n < minLen || n > maxLen:
@@ -93,6 +97,33 @@ func positiveAmount(field string, d money.Decimal, c money.Currency) (money.Amou
 		return money.Amount{}, moneyError(field, err)
 	}
 	return a, nil
+}
+
+// Weights (shares and percentages) are bounded before anything is computed
+// with them, so that they are stored exactly (DynamoDB keeps 38 digits).
+const (
+	maxWeightDecimals = 10
+	maxWeightDigits   = 12 // before the point
+)
+
+// weight checks a share or percentage: not negative, at most
+// maxWeightDecimals decimals and maxWeightDigits digits before the point.
+func weight(field string, w money.Decimal) error {
+	switch {
+	case w.Sign() < 0:
+		return badInput(field, "must not be negative")
+	case w.Scale() > maxWeightDecimals:
+		return badInput(field, "may have at most %d decimal places", maxWeightDecimals)
+	case w.Cmp(money.NewDecimal(1, -maxWeightDigits)) >= 0:
+		return badInput(field, "must be less than 10^%d", maxWeightDigits)
+	}
+	return nil
+}
+
+// currencyLimit is the store's refusal of a currency that would be one too
+// many for the group, as bad input on the currency.
+func currencyLimit(err error) error {
+	return badInput("input.currency", "%s", strings.TrimPrefix(err.Error(), store.ErrTooManyCurrencies.Error()+": "))
 }
 
 // moneyError turns the money package's input errors into BAD_USER_INPUT on

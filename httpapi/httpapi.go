@@ -13,9 +13,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph"
+	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
 	"github.com/rs/cors"
@@ -37,9 +39,18 @@ type Config struct {
 	Playground bool
 	// LoaderWait is the dataloaders' batch window (default loaders.DefaultWait).
 	LoaderWait time.Duration
+	// Limits bound what one GraphQL operation may ask for; zero fields take limits.Defaults.
+	Limits limits.Config
+	// MaxDynamoDBCalls is how many DynamoDB calls one request may make (default DefaultMaxDynamoDBCalls).
+	MaxDynamoDBCalls int
 	// Now overrides the clock of init data validation (tests).
 	Now func() time.Time
 }
+
+// DefaultMaxDynamoDBCalls is how many DynamoDB calls one request may make by
+// default: a screen takes a handful, a page of 100 groups with a list each a
+// hundred and some.
+const DefaultMaxDynamoDBCalls = 250
 
 // DefaultMaxBodyBytes is the default request body limit.
 const DefaultMaxBodyBytes = 1 << 20
@@ -62,6 +73,9 @@ func New(cfg Config) http.Handler {
 	if cfg.LoaderWait <= 0 {
 		cfg.LoaderWait = loaders.DefaultWait
 	}
+	if cfg.MaxDynamoDBCalls <= 0 {
+		cfg.MaxDynamoDBCalls = DefaultMaxDynamoDBCalls
+	}
 	authn := &auth.Authenticator{
 		BotToken: cfg.BotToken,
 		MaxAge:   cfg.AuthMaxAge,
@@ -69,13 +83,21 @@ func New(cfg Config) http.Handler {
 		Users:    profileRecorder{cfg.Store},
 		Now:      cfg.Now,
 	}
-	gql := graph.NewHandler(&graph.Resolver{Store: cfg.Store, Log: cfg.Log})
+	gql := graph.NewHandler(&graph.Resolver{Store: cfg.Store, Log: cfg.Log},
+		graph.HandlerConfig{Limits: cfg.Limits})
+	gql.AddTransport(transport.Options{})
+	gql.AddTransport(graphqlHTTP{log: cfg.Log})
 
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, withTimeout(authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql)))))
+	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, withBudget(cfg.MaxDynamoDBCalls,
+		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql)))))
 	mux.Handle("GET /healthz", health(cfg.Store))
 	if cfg.Playground {
 		mux.Handle("GET /{$}", playground.Handler("Fracti API", "/graphql"))
+	}
+	if len(cfg.CORSOrigins) == 0 {
+		// No origin may call from a browser (rs/cors would allow every one).
+		return mux
 	}
 	return cors.New(cors.Options{
 		AllowedOrigins: cfg.CORSOrigins,
@@ -100,11 +122,13 @@ func limitBody(max int64, next http.Handler) http.Handler {
 	})
 }
 
-func withTimeout(next http.Handler) http.Handler {
+// withBudget gives each request its deadline and its budget of DynamoDB
+// calls, the credential check included.
+func withBudget(calls int, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r.WithContext(store.WithCallBudget(ctx, calls)))
 	})
 }
 

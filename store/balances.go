@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -34,18 +35,45 @@ const (
 
 // ledgerUpdate is the transaction item on the group's ledger for a write
 // that changes balances: it requires the group and every listed user to be
-// current members, records the currency, and bumps the version.
+// current members and the currency to be one the group holds balances in,
+// or room for one more (MaxGroupCurrencies); it records the currency and
+// bumps the version. When its condition fails, ledgerRefusal tells why.
 func (s *Store) ledgerUpdate(groupID string, members []string, cur money.Currency) types.TransactWriteItem {
 	check := s.membersCheck(groupID, members)
-	check.ExpressionAttributeValues[":one"] = &types.AttributeValueMemberN{Value: "1"}
-	check.ExpressionAttributeValues[":cur"] = &types.AttributeValueMemberSS{Value: []string{cur.Code()}}
+	values := check.ExpressionAttributeValues
+	values[":one"] = &types.AttributeValueMemberN{Value: "1"}
+	values[":cur"] = &types.AttributeValueMemberSS{Value: []string{cur.Code()}}
+	values[":code"] = str(cur.Code())
+	values[":maxCurrencies"] = &types.AttributeValueMemberN{Value: strconv.Itoa(s.maxCurrencies)}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                 check.TableName,
-		Key:                       check.Key,
-		UpdateExpression:          aws.String("ADD version :one, currencies :cur"),
-		ConditionExpression:       check.ConditionExpression,
-		ExpressionAttributeValues: check.ExpressionAttributeValues,
+		TableName:        check.TableName,
+		Key:              check.Key,
+		UpdateExpression: aws.String("ADD version :one, currencies :cur"),
+		ConditionExpression: aws.String(*check.ConditionExpression +
+			" AND (attribute_not_exists(currencies) OR contains(currencies, :code) OR size(currencies) < :maxCurrencies)"),
+		ExpressionAttributeValues:           values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
+}
+
+// ledgerRefusal explains a failed ledgerUpdate at index i of a cancelled
+// transaction: ErrTooManyCurrencies when the group and members were fine but
+// the currency would be one too many; nil when it failed for a missing
+// group or member (the caller knows how to say that).
+func (s *Store) ledgerRefusal(err error, i int, cur money.Currency) error {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) || tce.CancellationReasons[i].Item == nil {
+		return nil
+	}
+	var rec ledgerRecord
+	if attributevalue.UnmarshalMap(tce.CancellationReasons[i].Item, &rec) != nil {
+		return nil
+	}
+	if len(rec.Currencies) >= s.maxCurrencies && !slices.Contains(rec.Currencies, cur.Code()) {
+		return fmt.Errorf("%w: the group already holds balances in %d currencies (%s), the most one group may; use one of them",
+			ErrTooManyCurrencies, len(rec.Currencies), strings.Join(rec.Currencies, ", "))
+	}
+	return nil
 }
 
 // balancesUpdate is the transaction item that adds a delta to the group's

@@ -22,7 +22,8 @@ type ClientConfig struct {
 // NewClient builds a DynamoDB client. Credentials and region come from the
 // AWS default chain; a local endpoint gets dummy credentials when none are
 // in the environment (DynamoDB Local accepts any), and skips response checksums,
-// which DynamoDB Local omits on error responses.
+// which DynamoDB Local omits on error responses. Every client enforces the
+// call budget a context carries (WithCallBudget).
 func NewClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
 	var loadOpts []func(*config.LoadOptions) error
 	if cfg.Region != "" {
@@ -38,7 +39,7 @@ func NewClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dynamodb.O
 		// Not the default chain: it would probe EC2 instance metadata first.
 		awsCfg.Credentials = aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("local", "local", ""))
 	}
-	opts := []func(*dynamodb.Options){}
+	opts := []func(*dynamodb.Options){enforceCallBudget}
 	if cfg.Endpoint != "" {
 		opts = append(opts, func(o *dynamodb.Options) {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)

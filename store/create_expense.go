@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/ledger"
+	"github.com/fracti/api/money"
 )
 
 // MaxExpenseParticipants is the most distinct users (payers and
@@ -87,6 +88,9 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 	case idem >= 0 && condFailedAt(err, idem):
 		return s.replayExpense(ctx, e, idempotencyKey)
 	case condFailedAt(err, 0):
+		if refusal := s.ledgerRefusal(err, 0, e.Amount.Currency()); refusal != nil {
+			return Expense{}, refusal
+		}
 		return Expense{}, notFoundf("group %s or one of its members involved in the expense", e.GroupID)
 	case err != nil:
 		return Expense{}, fmt.Errorf("create expense: %w", err)
@@ -168,14 +172,24 @@ func (s *Store) replayExpense(ctx context.Context, e Expense, key string) (Expen
 	return *found[0], nil
 }
 
-// fingerprint identifies what the expense says, apart from its id and time.
+// fingerprint identifies what the expense says, apart from its id and time:
+// every field the request set, each split's weight included.
 func (e *Expense) fingerprint() string {
-	parts := []string{e.GroupID, e.Amount.String(), e.Amount.Currency().Code(), e.Description, e.Category, string(e.SplitType)}
+	parts := []string{e.GroupID, e.Amount.String(), e.Amount.Currency().Code(), e.Description, e.Category, string(e.SplitType),
+		strconv.Itoa(len(e.Payers))}
 	for _, p := range e.Payers {
-		parts = append(parts, "paid", p.UserID, p.Amount.String())
+		parts = append(parts, p.UserID, p.Amount.String())
 	}
 	for _, sp := range e.Splits {
-		parts = append(parts, sp.UserID, sp.Amount.String())
+		parts = append(parts, sp.UserID, sp.Amount.String(), optionalDecimal(sp.Percentage), optionalDecimal(sp.Shares))
 	}
 	return fingerprint(parts...)
+}
+
+// optionalDecimal writes a decimal, and nil as "-" (which no decimal is).
+func optionalDecimal(d *money.Decimal) string {
+	if d == nil {
+		return "-"
+	}
+	return d.String()
 }

@@ -16,6 +16,8 @@ type NewGroup struct {
 	ChatID   string
 	Currency money.Currency
 	Creator  NewMember // becomes the first member
+	// SettlementConfirmation is who may complete settlements (default ConfirmByRecipient).
+	SettlementConfirmation SettlementConfirmation
 }
 
 // CreateGroup writes a group, its ledger and its first member in one transaction.
@@ -23,7 +25,10 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	now := s.stamp()
 	g := Group{
 		ID: s.newID(), ChatID: in.ChatID, Title: in.Title, Currency: in.Currency,
-		CreatedAt: now, MemberCount: 1,
+		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation,
+	}
+	if g.SettlementConfirmation == "" {
+		g.SettlementConfirmation = ConfirmByRecipient
 	}
 	mrec, err := newMemberRecord(g.ID, in.Creator, now)
 	if err != nil {

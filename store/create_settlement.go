@@ -14,10 +14,14 @@ import (
 // both are members of the group. The store assigns id and creation time, and
 // the completion time when it is created already completed, in which case
 // it moves the balances in the same transaction. An idempotency key works as
-// for CreateExpense, claimed by the paying member.
+// for CreateExpense, claimed by the member who records it (CreatedBy,
+// by default the payer).
 func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotencyKey string) (Settlement, error) {
 	st.ID = s.newID()
 	st.CreatedAt = s.stamp()
+	if st.CreatedBy == "" {
+		st.CreatedBy = st.FromUserID
+	}
 	if st.Status == SettlementCompleted {
 		st.CompletedAt = &st.CreatedAt
 	}
@@ -38,7 +42,7 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	}
 	idem := -1
 	if idempotencyKey != "" {
-		put, err := s.idempotencyPut(st.FromUserID, idempotencyKey, idempotencyRecord{
+		put, err := s.idempotencyPut(st.CreatedBy, idempotencyKey, idempotencyRecord{
 			Kind: "settlement", ResourceID: st.ID, GroupID: st.GroupID, CreatedAt: formatTime(st.CreatedAt), Fingerprint: st.fingerprint(),
 		})
 		if err != nil {
@@ -51,6 +55,9 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	case idem >= 0 && condFailedAt(err, idem):
 		return s.replaySettlement(ctx, st, idempotencyKey)
 	case condFailedAt(err, 0):
+		if refusal := s.ledgerRefusal(err, 0, st.Amount.Currency()); refusal != nil {
+			return Settlement{}, refusal
+		}
 		return Settlement{}, notFoundf("group %s or one of the two members", st.GroupID)
 	case err != nil:
 		return Settlement{}, fmt.Errorf("create settlement: %w", err)
@@ -60,7 +67,7 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 
 // replaySettlement returns the settlement an earlier request with the same key made.
 func (s *Store) replaySettlement(ctx context.Context, st Settlement, key string) (Settlement, error) {
-	rec, err := s.claimedBy(ctx, st.FromUserID, key, "settlement", st.fingerprint())
+	rec, err := s.claimedBy(ctx, st.CreatedBy, key, "settlement", st.fingerprint())
 	if err != nil {
 		return Settlement{}, err
 	}
@@ -80,7 +87,7 @@ func (s *Store) replaySettlement(ctx context.Context, st Settlement, key string)
 
 // fingerprint identifies what the settlement says, apart from its id, time and later changes.
 func (st *Settlement) fingerprint() string {
-	return fingerprint(st.GroupID, st.FromUserID, st.ToUserID, st.Amount.String(), st.Amount.Currency().Code(), st.TxHash)
+	return fingerprint(st.GroupID, st.FromUserID, st.ToUserID, st.Amount.String(), st.Amount.Currency().Code(), st.TxHash, string(st.Status))
 }
 
 // delta is what completing the settlement does to the group's balances.

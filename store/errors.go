@@ -19,6 +19,9 @@ var (
 	ErrBadCursor = errors.New("invalid cursor")
 	// ErrTooManyItems means a write would not fit in one DynamoDB transaction.
 	ErrTooManyItems = errors.New("too many items for one transaction")
+	// ErrTooManyCurrencies means a write would give a group balances in more
+	// currencies than Options.MaxGroupCurrencies allows.
+	ErrTooManyCurrencies = errors.New("too many currencies")
 )
 
 // IsCondCheckFailed reports whether err is a failed condition: either a single

@@ -16,7 +16,23 @@ type Group struct {
 	Currency    money.Currency // the default currency of the group's expenses
 	CreatedAt   time.Time
 	MemberCount int
+	// SettlementConfirmation says who may complete a settlement.
+	SettlementConfirmation SettlementConfirmation
 }
+
+// SettlementConfirmation says who may mark a group's settlements completed,
+// which is what moves balances.
+type SettlementConfirmation string
+
+// The confirmation rules; a group without one stored confirms by recipient.
+const (
+	// ConfirmByRecipient: the member who is paid confirms (the default), so
+	// nobody can certify their own payment.
+	ConfirmByRecipient SettlementConfirmation = "recipient"
+	// ConfirmByEitherParty: the payer may complete it too, for groups whose
+	// members trust each other.
+	ConfirmByEitherParty SettlementConfirmation = "either"
+)
 
 // groupRecord is the GROUP#<id> / METADATA item.
 type groupRecord struct {
@@ -28,6 +44,8 @@ type groupRecord struct {
 	Currency    string `dynamodbav:"currency"`
 	CreatedAt   string `dynamodbav:"createdAt"`
 	MemberCount int    `dynamodbav:"memberCount"`
+	// SettlementConfirmation is omitted for ConfirmByRecipient.
+	SettlementConfirmation string `dynamodbav:"settlementConfirmation,omitempty"`
 }
 
 // ledgerRecord is the GROUP#<id> / LEDGER item: the ids of the current
@@ -48,11 +66,15 @@ type ledgerRecord struct {
 }
 
 func (g Group) record() groupRecord {
-	return groupRecord{
+	r := groupRecord{
 		PK: groupPK(g.ID), SK: skMetadata,
 		ID: g.ID, ChatID: g.ChatID, Title: g.Title, Currency: g.Currency.Code(),
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
 	}
+	if g.SettlementConfirmation != ConfirmByRecipient {
+		r.SettlementConfirmation = string(g.SettlementConfirmation)
+	}
+	return r
 }
 
 func (r *groupRecord) group() (Group, error) {
@@ -64,10 +86,15 @@ func (r *groupRecord) group() (Group, error) {
 	if err != nil {
 		return Group{}, fmt.Errorf("group %s createdAt: %w", r.ID, err)
 	}
-	return Group{
+	g := Group{
 		ID: r.ID, ChatID: r.ChatID, Title: r.Title, Currency: cur,
 		CreatedAt: created, MemberCount: r.MemberCount,
-	}, nil
+		SettlementConfirmation: ConfirmByRecipient,
+	}
+	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
+		g.SettlementConfirmation = ConfirmByEitherParty
+	}
+	return g, nil
 }
 
 // groupIDFromPK reads the group id out of a GROUP#<id> partition key.

@@ -3,10 +3,10 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -72,7 +72,14 @@ func (s *Store) claimedBy(ctx context.Context, userID, key, kind, fingerprint st
 }
 
 // fingerprint hashes the parts of a request that make it the same request.
+// Each part is written after its length, so no two different lists of
+// parts hash the same bytes, whatever characters the parts hold.
 func fingerprint(parts ...string) string {
-	h := sha256.Sum256([]byte(strings.Join(parts, "\\x00")))
-	return hex.EncodeToString(h[:16])
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, p := range parts {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
+		h.Write([]byte(p))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -12,11 +12,19 @@ import (
 type SettlementStatus string
 
 // The settlement statuses, stored in lower case as the data model has them.
+// A settlement is recorded pending (or sent, by its payer, or completed, by
+// its recipient); only completing it moves balances.
 const (
 	SettlementPending   SettlementStatus = "pending"
+	SettlementSent      SettlementStatus = "sent"
 	SettlementCompleted SettlementStatus = "completed"
 	SettlementFailed    SettlementStatus = "failed"
 )
+
+// Final reports whether nothing may change a settlement in this status any more.
+func (s SettlementStatus) Final() bool {
+	return s == SettlementCompleted || s == SettlementFailed
+}
 
 // Settlement is a payment from one member to another to settle a debt.
 type Settlement struct {
@@ -31,6 +39,9 @@ type Settlement struct {
 	Status       SettlementStatus
 	CreatedAt    time.Time
 	CompletedAt  *time.Time
+	// CreatedBy is who recorded it: its payer, or its recipient recording a
+	// payment received. Empty on settlements recorded before it was kept.
+	CreatedBy string
 }
 
 // Currency is the currency of the settlement's amount.
@@ -56,6 +67,7 @@ type settlementRecord struct {
 	Status       string                `dynamodbav:"status"`
 	CreatedAt    string                `dynamodbav:"createdAt"`
 	CompletedAt  string                `dynamodbav:"completedAt,omitempty"`
+	CreatedBy    string                `dynamodbav:"createdBy,omitempty"`
 }
 
 func (st *Settlement) record() settlementRecord {
@@ -68,7 +80,7 @@ func (st *Settlement) record() settlementRecord {
 		FromUserID: st.FromUserID, FromUserName: st.FromUserName,
 		ToUserID: st.ToUserID, ToUserName: st.ToUserName,
 		Amount: amountNumber(st.Amount), Currency: st.Amount.Currency().Code(),
-		TxHash: st.TxHash, Status: string(st.Status), CreatedAt: ts,
+		TxHash: st.TxHash, Status: string(st.Status), CreatedAt: ts, CreatedBy: st.CreatedBy,
 	}
 	if st.CompletedAt != nil {
 		r.CompletedAt = formatTime(*st.CompletedAt)
@@ -90,6 +102,7 @@ func (r *settlementRecord) settlement() (Settlement, error) {
 		FromUserID: r.FromUserID, FromUserName: r.FromUserName,
 		ToUserID: r.ToUserID, ToUserName: r.ToUserName,
 		Amount: amount, TxHash: r.TxHash, Status: SettlementStatus(r.Status), CreatedAt: created,
+		CreatedBy: r.CreatedBy,
 	}
 	if r.CompletedAt != "" {
 		t, err := parseTime(r.CompletedAt)

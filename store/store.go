@@ -17,7 +17,13 @@ type Store struct {
 	cursors cursorCodec
 	now     func() time.Time
 	newID   func() string
+	// maxCurrencies bounds the currencies a group holds balances in.
+	maxCurrencies int
 }
+
+// DefaultMaxGroupCurrencies is how many currencies one group may hold
+// balances in unless Options say otherwise.
+const DefaultMaxGroupCurrencies = 10
 
 // Options tune a Store; the zero value is usable in tests.
 type Options struct {
@@ -26,6 +32,10 @@ type Options struct {
 	CursorSecret []byte
 	// Now overrides the clock (tests).
 	Now func() time.Time
+	// MaxGroupCurrencies bounds the currencies one group may hold balances
+	// in (default DefaultMaxGroupCurrencies), which bounds what reading a
+	// group's balances and debts costs.
+	MaxGroupCurrencies int
 }
 
 // New returns a Store over the named table.
@@ -34,14 +44,22 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 	if now == nil {
 		now = time.Now
 	}
+	maxCurrencies := opts.MaxGroupCurrencies
+	if maxCurrencies <= 0 {
+		maxCurrencies = DefaultMaxGroupCurrencies
+	}
 	return &Store{
-		db:      db,
-		table:   table,
-		cursors: cursorCodec{secret: opts.CursorSecret},
-		now:     now,
-		newID:   func() string { return uuid.NewString() },
+		maxCurrencies: maxCurrencies,
+		db:            db,
+		table:         table,
+		cursors:       cursorCodec{secret: opts.CursorSecret},
+		now:           now,
+		newID:         func() string { return uuid.NewString() },
 	}
 }
+
+// MaxGroupCurrencies is how many currencies one group may hold balances in.
+func (s *Store) MaxGroupCurrencies() int { return s.maxCurrencies }
 
 // Table is the name of the table the store works on.
 func (s *Store) Table() string { return s.table }

@@ -16,13 +16,21 @@ type SettlementChange struct {
 }
 
 // CanBecome reports whether a settlement may move from status from to status
-// to: a pending settlement completes or fails, and that is final.
+// to: a pending one may be marked sent, a pending or sent one completes or
+// fails, and that is final. Who may make each move is the caller's rule.
 func CanBecome(from, to SettlementStatus) bool {
-	return from == SettlementPending && (to == SettlementCompleted || to == SettlementFailed)
+	switch to {
+	case SettlementSent:
+		return from == SettlementPending
+	case SettlementCompleted, SettlementFailed:
+		return from == SettlementPending || from == SettlementSent
+	}
+	return false
 }
 
 // UpdateSettlement applies change to st, on condition that the stored
-// settlement is still in the status st has, so that of two concurrent changes
+// settlement is still in the status st has (so a transaction hash freezes
+// with the settlement once it is completed or failed), so that of two concurrent changes
 // only one succeeds; the other gets ErrConflict. A status change must be
 // allowed by CanBecome. Completing it stamps completedAt and moves the
 // balances of both members in the same transaction, so money moves exactly
@@ -46,6 +54,9 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 		}
 	}
 	if change.TxHash != nil {
+		if st.Status.Final() {
+			return Settlement{}, conflictf("the transaction hash of a %s settlement cannot change", st.Status)
+		}
 		updated.TxHash = *change.TxHash
 		sets = append(sets, "txHash = :txHash")
 		values[":txHash"] = str(*change.TxHash)
@@ -71,6 +82,9 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 	case condFailedAt(err, 0):
 		return Settlement{}, conflictf("the settlement changed meanwhile; it is no longer %s", st.Status)
 	case condFailedAt(err, 1):
+		if refusal := s.ledgerRefusal(err, 1, st.Amount.Currency()); refusal != nil {
+			return Settlement{}, refusal
+		}
 		return Settlement{}, conflictf("one of the two members has left the group, so the settlement cannot complete")
 	case err != nil:
 		return Settlement{}, fmt.Errorf("update settlement: %w", err)

@@ -33,9 +33,9 @@ type CreateExpenseInput struct {
 	Amount money.Decimal `json:"amount"`
 	// The currency; defaults to the group's.
 	Currency *string `json:"currency,omitempty"`
-	// What it was for: 1 to 200 characters.
+	// What it was for: 1 to 200 characters of free text.
 	Description string `json:"description"`
-	// A free-form category such as "food", up to 50 characters.
+	// A free-form category such as "food", up to 50 characters of free text.
 	Category *string `json:"category,omitempty"`
 	// Who paid (a member's user id); defaults to you. Use `payers` instead when several people paid.
 	PayerID *string `json:"payerId,omitempty"`
@@ -55,27 +55,33 @@ type CreateExpenseInput struct {
 
 // A new group.
 type CreateGroupInput struct {
-	// The group's name: 1 to 128 characters.
+	// The group's name: 1 to 128 characters of free text (see the schema's description).
 	Title string `json:"title"`
 	// The default currency: an ISO 4217 code such as USD, or TON.
 	Currency string `json:"currency"`
 	// The Telegram chat id the group belongs to, if any (an integer such as "-1001234567890").
 	ChatID *string `json:"chatId,omitempty"`
+	// Who may mark settlements COMPLETED: only their recipient (the default), or either party. It cannot be changed later.
+	SettlementConfirmation *store.SettlementConfirmation `json:"settlementConfirmation,omitempty"`
 }
 
-// A new settlement: a payment from you.
+// A new settlement: a payment from one member to another, one of them you.
 type CreateSettlementInput struct {
 	// The group's id.
 	GroupID string `json:"groupId"`
-	// Who you pay: a member's Telegram user id, not your own.
-	ToUserID string `json:"toUserId"`
+	// Who pays: a member's Telegram user id; defaults to you.
+	FromUserID *string `json:"fromUserId,omitempty"`
+	// Who is paid: a member's Telegram user id; defaults to you. Exactly one of fromUserId and toUserId is you.
+	ToUserID *string `json:"toUserId,omitempty"`
 	// The amount: positive, with at most the currency's decimals.
 	Amount money.Decimal `json:"amount"`
 	// The currency; defaults to the group's.
 	Currency *string `json:"currency,omitempty"`
 	// The TON transaction hash, if paid on chain.
 	TxHash *string `json:"txHash,omitempty"`
-	// PENDING (the default) or COMPLETED for a payment already made.
+	// PENDING (the default); SENT, by its payer, for a payment made; COMPLETED,
+	// by its recipient, for a payment received (by its payer too where the group
+	// allows it).
 	Status *store.SettlementStatus `json:"status,omitempty"`
 	// Like CreateExpenseInput.idempotencyKey: a retried request returns the first settlement.
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
@@ -205,16 +211,16 @@ type SplitInput struct {
 	UserID string `json:"userId"`
 	// Their exact part, for EXACT splits.
 	Amount *money.Decimal `json:"amount,omitempty"`
-	// Their percentage (such as "33.33"), for PERCENTAGE splits.
+	// Their percentage (such as "33.33", at most 10 decimals), for PERCENTAGE splits.
 	Percentage *money.Decimal `json:"percentage,omitempty"`
-	// Their weight (such as "2" for two nights), for SHARES splits.
+	// Their weight (such as "2" for two nights; under 10^12, at most 10 decimals), for SHARES splits.
 	Shares *money.Decimal `json:"shares,omitempty"`
 }
 
 // A change to a settlement; omitted fields stay as they are.
 type UpdateSettlementInput struct {
-	// The new status: COMPLETED or FAILED, from PENDING.
+	// The new status: SENT (payer, from PENDING), COMPLETED (recipient, from PENDING or SENT) or FAILED (either, from PENDING or SENT).
 	Status *store.SettlementStatus `json:"status,omitempty"`
-	// The TON transaction hash.
+	// The TON transaction hash; only while the settlement is PENDING or SENT.
 	TxHash *string `json:"txHash,omitempty"`
 }

@@ -18,24 +18,19 @@ import (
 // MarshalDecimal writes a decimal as a JSON string with its own scale.
 func MarshalDecimal(d money.Decimal) graphql.Marshaler { return graphql.MarshalString(d.String()) }
 
-// UnmarshalDecimal reads a Decimal input. Strings are the documented form;
-// integers and JSON numbers are accepted too because their text is exact.
-// A float literal is refused: it may already have lost digits.
+// UnmarshalDecimal reads a Decimal input, which is a string such as "12.50"
+// in variables and literals alike: a JSON or GraphQL number is refused,
+// because money is never a float and a client's number may already have
+// lost digits on its way here.
 func UnmarshalDecimal(v any) (money.Decimal, error) {
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = x
-	case json.Number:
-		s = x.String()
-	case int:
-		s = strconv.Itoa(x)
-	case int64:
-		s = strconv.FormatInt(x, 10)
-	case float64, float32:
-		return money.Decimal{}, badInput(`Decimal values are strings such as "12.50", not floating-point numbers`)
-	default:
-		return money.Decimal{}, badInput(fmt.Sprintf(`Decimal values are strings such as "12.50", not %T`, v))
+	s, ok := v.(string)
+	if !ok {
+		what := fmt.Sprintf("%T", v)
+		switch v.(type) {
+		case json.Number, int, int64, float64, float32:
+			what = "numbers"
+		}
+		return money.Decimal{}, badInput(`Decimal values are strings such as "12.50", not ` + what)
 	}
 	d, err := money.ParseDecimal(s)
 	if err != nil {
