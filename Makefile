@@ -17,10 +17,11 @@ build: ## Build the server binary into bin/
 bench: ## Benchmarks (DynamoDB calls and allocations per operation)
 	GOTEST_FLAGS=-count=1 scripts/test.sh -run '^$$' -bench . -benchmem -benchtime 50x
 
-fuzz: ## Run each fuzz test (money, ledger, ton) for 30s
+fuzz: ## Run each fuzz test (money, ledger, ton, and the HTTP handler on DynamoDB Local) for 30s
 	for p in ./money ./ledger ./ton; do \
 	  for f in $$(go test $$p -list 'Fuzz.*' | grep ^Fuzz); do go test $$p -run '^$$' -fuzz "^$$f$$" -fuzztime 30s || exit 1; done; \
 	done
+	PACKAGES=./httpapi GOTEST_FLAGS=-count=1 scripts/test.sh -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime 30s
 
 check: ## gofmt, go vet and generated code in step with the schema
 	test -z "$$(gofmt -l $$(git ls-files '*.go'))"

@@ -79,7 +79,7 @@ func groupDebts(ctx context.Context, g *store.Group, simplify *bool) ([]model.De
 	for _, b := range gb.Books {
 		var transfers []ledger.Transfer
 		if simplify == nil || *simplify {
-			if transfers, err = ledger.Simplify(b.Currency, b.Nets()); err != nil {
+			if transfers, err = b.Simplified(); err != nil {
 				return nil, &internalError{fmt.Errorf("group %s %s: %w", g.ID, b.Currency, err)}
 			}
 		} else {

@@ -16,9 +16,11 @@ type HandlerConfig struct {
 	Limits limits.Config
 }
 
-// typicalMembers is the group size list costs assume: a balance or debt
-// list holds about this many entries per currency.
-const typicalMembers = 20
+// typicalBalances is how many entries a group's balance or debt list is
+// costed at: twenty members in five currencies. The exact worst case (every
+// member in every allowed currency) would price a home screen of twenty
+// groups out; this keeps it in while lists nested in lists still multiply.
+const typicalBalances = 100
 
 // NewHandler is the GraphQL executor: Apollo's automatic persisted queries,
 // the limits (checked before gqlgen parses, validates or runs anything),
@@ -65,8 +67,8 @@ func listCosts(c *ComplexityRoot, currencies int) {
 	// An expense's splits and payers are bounded by the participant limit but usually short.
 	c.Expense.Splits, c.Expense.Payers = times(10), times(10)
 	// One balance per member and currency; at most one debt per member and currency.
-	c.Group.Balances = times(typicalMembers * currencies)
-	c.Group.Debts = func(child int, _ *bool) int { return 1 + child*typicalMembers*currencies }
+	c.Group.Balances = times(typicalBalances)
+	c.Group.Debts = func(child int, _ *bool) int { return 1 + child*typicalBalances }
 	c.Member.Balances = times(currencies)
 	// A user's totals: one per currency across their groups.
 	c.UserSummary.Totals = times(2 * currencies)

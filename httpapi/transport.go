@@ -75,13 +75,16 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 
 	opCtx, errs := exec.CreateOperationContext(ctx, params)
 	if errs != nil {
-		// A request error (parse, validation, a limit, variables): nothing ran.
-		status := http.StatusOK
-		if media == mediaGraphQLResponse {
-			status = http.StatusBadRequest
-		}
+		// A request error (parse, validation, a limit, variables): nothing
+		// ran. GraphQL over HTTP answers it 200 in application/json, as a
+		// GraphQL response, unless the request itself was malformed; a
+		// response without data in its own media type is always a 4xx.
 		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
 		code, _ := resp.Errors[0].Extensions["code"].(string)
+		status := http.StatusOK
+		if media == mediaGraphQLResponse || code == graph.CodeBadRequest || code == graph.CodePersistedQueryHashMismatch {
+			status = http.StatusBadRequest
+		}
 		t.log.InfoContext(ctx, "operation refused", "code", code, "reason", short(resp.Errors[0].Message))
 		writeErrors(w, status, resp.Errors)
 		return

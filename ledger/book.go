@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/fracti/api/money"
 )
@@ -20,6 +21,28 @@ type Book struct {
 	Users map[string]*UserBalance
 	// Pairs holds "A owes B" (negative: B owes A); Apply drops entries that reach zero.
 	Pairs map[Pair]money.Amount
+
+	// settled caches Simplified until Apply changes the book.
+	settled struct {
+		sync.Mutex
+		done      bool
+		transfers []Transfer
+		err       error
+	}
+}
+
+// Simplified is Simplify of the book's nets, worked out once and kept until
+// Apply changes the book, so that asking a book for its settle-up many
+// times (say, in many aliases of one query) costs one search. It is safe
+// for concurrent use; the result must not be modified.
+func (b *Book) Simplified() ([]Transfer, error) {
+	b.settled.Lock()
+	defer b.settled.Unlock()
+	if !b.settled.done {
+		b.settled.transfers, b.settled.err = Simplify(b.Currency, b.Nets())
+		b.settled.done = true
+	}
+	return b.settled.transfers, b.settled.err
 }
 
 // NewBook returns an empty book in cur.
@@ -67,6 +90,9 @@ func (b *Book) Apply(d Delta) {
 		pairs[p] = base.Add(a)
 	}
 
+	b.settled.Lock()
+	b.settled.done, b.settled.transfers, b.settled.err = false, nil, nil
+	b.settled.Unlock()
 	if b.Users == nil {
 		b.Users = make(map[string]*UserBalance, len(users))
 	}

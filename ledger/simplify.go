@@ -7,7 +7,9 @@ import (
 	"maps"
 	"math/big"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/fracti/api/money"
 )
@@ -113,8 +115,14 @@ func zeroSumGroups(bals []balance) ([][]balance, bool) {
 	}
 
 	size := uint(1) << n
-	sums := make([]int64, size)
-	dp := make([]uint8, size) // at most n/2 ≤ 10 groups
+	// The search's 9 MiB at ExactLimit come from a pool, and at most
+	// GOMAXPROCS searches run at once, so however many requests ask for
+	// debts, the searches hold a bounded amount of memory.
+	exactSearches <- struct{}{}
+	defer func() { <-exactSearches }()
+	buf := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(buf)
+	sums, dp := buf.sized(size) // dp: at most n/2 ≤ 10 groups
 	for mask := uint(1); mask < size; mask++ {
 		sums[mask] = sums[mask&(mask-1)] + vals[bits.TrailingZeros(mask)]
 		var best uint8
@@ -153,6 +161,27 @@ func zeroSumGroups(bals []balance) ([][]balance, bool) {
 		}
 	}
 	return groups, true
+}
+
+// exactSearches bounds how many exact searches run at once.
+var exactSearches = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// scratch is an exact search's working memory, reused through scratchPool.
+type scratch struct {
+	sums []int64
+	dp   []uint8
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// sized returns sums and dp of length size, with the empty set's entries zero.
+func (s *scratch) sized(size uint) ([]int64, []uint8) {
+	if uint(cap(s.sums)) < size {
+		s.sums, s.dp = make([]int64, size), make([]uint8, size)
+	}
+	s.sums, s.dp = s.sums[:size], s.dp[:size]
+	s.sums[0], s.dp[0] = 0, 0
+	return s.sums, s.dp
 }
 
 // Pairwise returns the book's pair debts as transfers: for every non-zero

@@ -6,8 +6,10 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fracti/api/money"
@@ -372,4 +374,41 @@ func BenchmarkSimplify20(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func TestBookSimplifiedIsWorkedOutOnceUntilTheBookChanges(t *testing.T) {
+	b := NewBook(usd)
+	b.Apply(SettlementDelta(usd, "a", "b", money.NewAmount(500, usd)))
+	first, err := b.Simplified()
+	require.NoError(t, err)
+	again, err := b.Simplified()
+	require.NoError(t, err)
+	require.Same(t, &first[0], &again[0], "the second call reuses the first answer")
+	checkSettles(t, usd, b.Nets(), first, true)
+
+	b.Apply(SettlementDelta(usd, "b", "a", money.NewAmount(500, usd)))
+	after, err := b.Simplified()
+	require.NoError(t, err)
+	require.Empty(t, after, "Apply forgets the old answer")
+}
+
+func TestSimplifyConcurrentSearchesShareBoundedScratch(t *testing.T) {
+	// More concurrent twenty-user searches than exactSearches admits at
+	// once: each still gets the exact answer from pooled scratch memory.
+	r := rand.New(rand.NewPCG(3, 3))
+	var wg sync.WaitGroup
+	for range 3 * cap(exactSearches) {
+		nets := netsFromValues(usd, nonZero(randomNets(r, ExactLimit, 50)))
+		want, err := Simplify(usd, nets) // alone
+		require.NoError(t, err)
+		checkSettles(t, usd, nets, want, true)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := Simplify(usd, nets)
+			assert.NoError(t, err)
+			assert.Equal(t, transfersView(want), transfersView(got))
+		}()
+	}
+	wg.Wait()
 }

@@ -14,5 +14,6 @@ if [ ! -d e2e/node_modules/@apollo/client ]; then
 fi
 port=$(scripts/dynamodb-local.sh start-memory "$pidfile")
 echo "DynamoDB Local (in memory) on port $port" >&2
-# GOTEST_FLAGS lets `make bench` run without the race detector.
-DYNAMODB_ENDPOINT="http://127.0.0.1:$port" go test ${GOTEST_FLAGS--race -count=1} "$@" ./...
+# GOTEST_FLAGS lets `make bench` run without the race detector; PACKAGES
+# narrows the run (`make fuzz` fuzzes one package at a time).
+DYNAMODB_ENDPOINT="http://127.0.0.1:$port" go test ${GOTEST_FLAGS--race -count=1} "$@" ${PACKAGES:-./...}

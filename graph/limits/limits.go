@@ -50,7 +50,7 @@ func Defaults() Config {
 		MaxSelections:      500,
 		MaxDirectives:      30,
 		MaxFragmentSpreads: 100,
-		MaxComplexity:      20_000,
+		MaxComplexity:      30_000,
 	}
 }
 
