@@ -41,9 +41,10 @@ type graphqlHTTP struct {
 
 var _ graphql.Transport = graphqlHTTP{}
 
-// Supports takes every request but websocket upgrades, so that a wrong
-// method or content type is answered with a coded error.
-func (graphqlHTTP) Supports(r *http.Request) bool { return r.Header.Get("Upgrade") == "" }
+// Supports takes every request, so that a wrong method or content type is
+// answered with a coded error: add it after any transport that must see a
+// request first (OPTIONS, websockets).
+func (graphqlHTTP) Supports(*http.Request) bool { return true }
 
 // requestError is a malformed request: its HTTP status and what is wrong.
 type requestError struct {
