@@ -85,13 +85,6 @@ const (
 	CodeTimeout = "REQUEST_TIMEOUT"
 )
 
-// Codes lists every code a refusal may carry, so that the transport can
-// answer them as request errors.
-var Codes = []string{
-	CodeDocumentTooLarge, CodeTokenLimit, CodeDepthLimit, CodeAliasLimit, CodeRootFieldLimit,
-	CodeSelectionLimit, CodeDirectiveLimit, CodeFragmentSpreadLimit, CodeComplexityLimit, CodeTimeout,
-}
-
 // exceeded is the refusal of one limit: its code, a message naming the
 // limit, and the limit itself in extensions.limit.
 func exceeded(code string, limit int, format string, args ...any) *gqlerror.Error {
