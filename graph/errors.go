@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/store"
@@ -68,7 +67,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		case errors.Is(err, store.ErrConflict):
 			return withCode(gqlErr, CodeConflict, err.Error())
 		case errors.Is(err, store.ErrTooManyCurrencies):
-			return withCode(gqlErr, CodeConflict, strings.TrimPrefix(err.Error(), store.ErrTooManyCurrencies.Error()+": "))
+			return withCode(gqlErr, CodeConflict, tooManyCurrencies(err))
 		case errors.Is(err, store.ErrCallBudget):
 			return withCode(gqlErr, CodeCallBudgetExceeded,
 				"the operation needs more database calls than one request may make ("+strconv.Itoa(store.CallsMade(ctx))+"): ask for fewer things at once")

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-
 	"strings"
 
 	"github.com/fracti/api/freetext"
@@ -123,7 +122,13 @@ func weight(field string, w money.Decimal) error {
 // currencyLimit is the store's refusal of a currency that would be one too
 // many for the group, as bad input on the currency.
 func currencyLimit(err error) error {
-	return badInput("input.currency", "%s", strings.TrimPrefix(err.Error(), store.ErrTooManyCurrencies.Error()+": "))
+	return badInput("input.currency", "%s", tooManyCurrencies(err))
+}
+
+// tooManyCurrencies is the store's explanation of ErrTooManyCurrencies,
+// without the sentinel's own words.
+func tooManyCurrencies(err error) string {
+	return strings.TrimPrefix(err.Error(), store.ErrTooManyCurrencies.Error()+": ")
 }
 
 // moneyError turns the money package's input errors into BAD_USER_INPUT on

@@ -226,9 +226,6 @@ func readPost(r *http.Request) (*graphql.RawParams, *requestError) {
 	case body[0] != '{':
 		return nil, badRequest(`the request body must be a JSON object such as {"query": "{ me { id } }"}`)
 	}
-	if rerr := checkJSON("the request body", body); rerr != nil {
-		return nil, rerr
-	}
 	var fields struct {
 		Query         json.RawMessage `json:"query"`
 		OperationName json.RawMessage `json:"operationName"`

@@ -58,22 +58,22 @@ func (s *Store) ledgerUpdate(groupID string, members []string, cur money.Currenc
 
 // ledgerRefusal explains a failed ledgerUpdate at index i of a cancelled
 // transaction: ErrTooManyCurrencies when the group and members were fine but
-// the currency would be one too many; nil when it failed for a missing
-// group or member (the caller knows how to say that).
-func (s *Store) ledgerRefusal(err error, i int, cur money.Currency) error {
+// the currency would be one too many, otherwise missing (a group or member
+// is gone, which the caller knows how to say).
+func (s *Store) ledgerRefusal(err error, i int, cur money.Currency, missing error) error {
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) || tce.CancellationReasons[i].Item == nil {
-		return nil
+		return missing
 	}
 	var rec ledgerRecord
 	if attributevalue.UnmarshalMap(tce.CancellationReasons[i].Item, &rec) != nil {
-		return nil
+		return missing
 	}
 	if len(rec.Currencies) >= s.maxCurrencies && !slices.Contains(rec.Currencies, cur.Code()) {
 		return fmt.Errorf("%w: the group already holds balances in %d currencies (%s), the most one group may; use one of them",
 			ErrTooManyCurrencies, len(rec.Currencies), strings.Join(rec.Currencies, ", "))
 	}
-	return nil
+	return missing
 }
 
 // balancesUpdate is the transaction item that adds a delta to the group's

@@ -88,10 +88,8 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 	case idem >= 0 && condFailedAt(err, idem):
 		return s.replayExpense(ctx, e, idempotencyKey)
 	case condFailedAt(err, 0):
-		if refusal := s.ledgerRefusal(err, 0, e.Amount.Currency()); refusal != nil {
-			return Expense{}, refusal
-		}
-		return Expense{}, notFoundf("group %s or one of its members involved in the expense", e.GroupID)
+		return Expense{}, s.ledgerRefusal(err, 0, e.Amount.Currency(),
+			notFoundf("group %s or one of its members involved in the expense", e.GroupID))
 	case err != nil:
 		return Expense{}, fmt.Errorf("create expense: %w", err)
 	}

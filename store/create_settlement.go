@@ -55,10 +55,8 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	case idem >= 0 && condFailedAt(err, idem):
 		return s.replaySettlement(ctx, st, idempotencyKey)
 	case condFailedAt(err, 0):
-		if refusal := s.ledgerRefusal(err, 0, st.Amount.Currency()); refusal != nil {
-			return Settlement{}, refusal
-		}
-		return Settlement{}, notFoundf("group %s or one of the two members", st.GroupID)
+		return Settlement{}, s.ledgerRefusal(err, 0, st.Amount.Currency(),
+			notFoundf("group %s or one of the two members", st.GroupID))
 	case err != nil:
 		return Settlement{}, fmt.Errorf("create settlement: %w", err)
 	}

@@ -49,12 +49,12 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 		maxCurrencies = DefaultMaxGroupCurrencies
 	}
 	return &Store{
-		maxCurrencies: maxCurrencies,
 		db:            db,
 		table:         table,
 		cursors:       cursorCodec{secret: opts.CursorSecret},
 		now:           now,
 		newID:         func() string { return uuid.NewString() },
+		maxCurrencies: maxCurrencies,
 	}
 }
 

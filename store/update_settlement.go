@@ -29,9 +29,9 @@ func CanBecome(from, to SettlementStatus) bool {
 }
 
 // UpdateSettlement applies change to st, on condition that the stored
-// settlement is still in the status st has (so a transaction hash freezes
-// with the settlement once it is completed or failed), so that of two concurrent changes
-// only one succeeds; the other gets ErrConflict. A status change must be
+// settlement is still in the status st has, so that of two concurrent changes
+// only one succeeds; the other gets ErrConflict. A completed or failed
+// settlement's transaction hash cannot change. A status change must be
 // allowed by CanBecome. Completing it stamps completedAt and moves the
 // balances of both members in the same transaction, so money moves exactly
 // once; it fails with ErrConflict if either has left the group.
@@ -82,10 +82,8 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 	case condFailedAt(err, 0):
 		return Settlement{}, conflictf("the settlement changed meanwhile; it is no longer %s", st.Status)
 	case condFailedAt(err, 1):
-		if refusal := s.ledgerRefusal(err, 1, st.Amount.Currency()); refusal != nil {
-			return Settlement{}, refusal
-		}
-		return Settlement{}, conflictf("one of the two members has left the group, so the settlement cannot complete")
+		return Settlement{}, s.ledgerRefusal(err, 1, st.Amount.Currency(),
+			conflictf("one of the two members has left the group, so the settlement cannot complete"))
 	case err != nil:
 		return Settlement{}, fmt.Errorf("update settlement: %w", err)
 	}
