@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
 )
@@ -13,29 +14,34 @@ import (
 // reached through one), so nested fields need not check again. A group the
 // viewer is not in answers exactly like a group that does not exist.
 
+// currentUser is the viewer as a User.
+func currentUser(ctx context.Context) (*model.User, error) {
+	id, err := viewer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &model.User{ID: id.UserKey(), Name: id.Name, Username: nullable(id.Username)}, nil
+}
+
 // isMember reports whether the viewer belongs to the group now: someone who
 // left sees it no more than someone who never joined.
 func isMember(ctx context.Context, groupID string) (bool, error) {
-	m, err := loaders.For(ctx).Members.Load(ctx, store.MemberKey{GroupID: groupID, UserID: viewerID(ctx)})()
+	m, err := loaders.Member(ctx, groupID, viewerID(ctx))
 	return m.Active(), err
 }
 
 // visibleGroup is the group if it exists and the viewer is a member, else nil.
 func visibleGroup(ctx context.Context, groupID string) (*store.Group, error) {
-	l := loaders.For(ctx)
-	// Both loads start before either is awaited, so they share a batch window.
-	member := l.Members.Load(ctx, store.MemberKey{GroupID: groupID, UserID: viewerID(ctx)})
-	group := l.Groups.Load(ctx, groupID)
-	m, err := member()
+	g, m, err := loaders.GroupAndMember(ctx, groupID, viewerID(ctx))
 	if err != nil || !m.Active() {
 		return nil, err
 	}
-	return group()
+	return g, nil
 }
 
 // visibleExpense is the expense if it exists and the viewer is in its group.
 func visibleExpense(ctx context.Context, ref store.ExpenseRef) (*store.Expense, error) {
-	e, err := loaders.For(ctx).Expenses.Load(ctx, ref)()
+	e, err := loaders.Expense(ctx, ref)
 	if err != nil || e == nil {
 		return nil, err
 	}
@@ -47,7 +53,7 @@ func visibleExpense(ctx context.Context, ref store.ExpenseRef) (*store.Expense, 
 
 // visibleSettlement is the settlement if it exists and the viewer is in its group.
 func visibleSettlement(ctx context.Context, ref store.SettlementRef) (*store.Settlement, error) {
-	st, err := loaders.For(ctx).Settlements.Load(ctx, ref)()
+	st, err := loaders.Settlement(ctx, ref)
 	if err != nil || st == nil {
 		return nil, err
 	}
@@ -57,9 +63,25 @@ func visibleSettlement(ctx context.Context, ref store.SettlementRef) (*store.Set
 	return st, nil
 }
 
+// expenseByID is the expense with this id if the viewer may see it.
+func expenseByID(ctx context.Context, id string) (*store.Expense, error) {
+	if !uuidPattern.MatchString(id) {
+		return nil, nil
+	}
+	return visibleExpense(ctx, store.ExpenseRef{ID: id})
+}
+
+// settlementByID is the settlement with this id if the viewer may see it.
+func settlementByID(ctx context.Context, id string) (*store.Settlement, error) {
+	if !uuidPattern.MatchString(id) {
+		return nil, nil
+	}
+	return visibleSettlement(ctx, store.SettlementRef{ID: id})
+}
+
 // group loads a group the viewer is known to see (it holds an object of it).
 func group(ctx context.Context, groupID string) (*store.Group, error) {
-	g, err := loaders.For(ctx).Groups.Load(ctx, groupID)()
+	g, err := loaders.Group(ctx, groupID)
 	if err == nil && g == nil {
 		err = &internalError{fmt.Errorf("group %s is referenced but missing", groupID)}
 	}
@@ -69,9 +91,18 @@ func group(ctx context.Context, groupID string) (*store.Group, error) {
 // member loads a membership that an object of a visible group refers to
 // (a payer, a beneficiary, a settlement's party), former members included.
 func member(ctx context.Context, groupID, userID string) (*store.Member, error) {
-	m, err := loaders.For(ctx).Members.Load(ctx, store.MemberKey{GroupID: groupID, UserID: userID})()
+	m, err := loaders.Member(ctx, groupID, userID)
 	if err == nil && m == nil {
 		err = &internalError{fmt.Errorf("member %s of group %s is referenced but missing", userID, groupID)}
 	}
 	return m, err
+}
+
+// nilIfHidden makes a typed nil pointer an untyped nil Node, which GraphQL
+// renders as null (a typed nil inside an interface is not nil).
+func nilIfHidden[T any](v *T, err error) (model.Node, error) {
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return v, nil
 }

@@ -46,6 +46,14 @@ func conflict(msg string) *gqlerror.Error { return codedError(CodeConflict, msg)
 
 func unauthenticated(msg string) *gqlerror.Error { return codedError(CodeUnauthenticated, msg) }
 
+// orNotFound is err if there is one, else a NOT_FOUND error for what.
+func orNotFound(err error, what string) error {
+	if err != nil {
+		return err
+	}
+	return notFound(what)
+}
+
 // internalMessage is all a client learns of a failure on our side.
 const internalMessage = "internal server error; please retry later"
 
@@ -66,6 +74,8 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return withCode(gqlErr, CodeNotFound, "not found")
 		case errors.Is(err, store.ErrConflict):
 			return withCode(gqlErr, CodeConflict, err.Error())
+		case errors.Is(err, store.ErrTooManyItems):
+			return withCode(gqlErr, CodeBadUserInput, err.Error())
 		case errors.Is(err, store.ErrTooManyCurrencies):
 			return withCode(gqlErr, CodeConflict, tooManyCurrencies(err))
 		case errors.Is(err, store.ErrCallBudget):

@@ -51,21 +51,20 @@ func newExpense(ctx context.Context, g *store.Group, in model.CreateExpenseInput
 	}
 
 	// Everyone involved must be a member; their names are kept with the expense.
-	var keys []store.MemberKey
-	var fields []string
+	var userIDs, fields []string
 	for i, p := range payers {
-		keys, fields = append(keys, store.MemberKey{GroupID: g.ID, UserID: p.UserID}), append(fields, payerField(in, i))
+		userIDs, fields = append(userIDs, p.UserID), append(fields, payerField(in, i))
 	}
 	for i, s := range in.Splits {
-		keys, fields = append(keys, store.MemberKey{GroupID: g.ID, UserID: s.UserID}), append(fields, fmt.Sprintf("input.splits[%d].userId", i))
+		userIDs, fields = append(userIDs, s.UserID), append(fields, fmt.Sprintf("input.splits[%d].userId", i))
 	}
-	members, errs := loaders.For(ctx).Members.LoadMany(ctx, keys)()
+	members, err := loaders.Members(ctx, g.ID, userIDs)
+	if err != nil {
+		return store.Expense{}, err
+	}
 	for i, m := range members {
-		if len(errs) > i && errs[i] != nil {
-			return store.Expense{}, errs[i]
-		}
 		if !m.Active() {
-			return store.Expense{}, badInput(fields[i], "user %s is not a member of this group", keys[i].UserID)
+			return store.Expense{}, badInput(fields[i], "user %s is not a member of this group", userIDs[i])
 		}
 	}
 

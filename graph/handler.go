@@ -6,6 +6,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/limits"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -27,10 +28,10 @@ const typicalBalances = 100
 // introspection for the Playground, per-field panic recovery and the error
 // codes clients rely on. The caller adds the HTTP transports.
 func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
-	ec := Config{Resolvers: r}
+	ec := generated.Config{Resolvers: r}
 	// Balance lists cost as many entries as the store lets a group's currencies grow to.
 	listCosts(&ec.Complexity, r.Store.MaxGroupCurrencies())
-	srv := handler.New(NewExecutableSchema(ec))
+	srv := handler.New(generated.NewExecutableSchema(ec))
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.Use(extension.Introspection{})
 	// Order matters: the persisted query fills in the document the limits check.
@@ -52,7 +53,7 @@ func (r *Resolver) log() *slog.Logger {
 // listCosts makes every list field cost its children once per item it may
 // return, so that nesting lists multiplies: a connection by its page size,
 // the others by a realistic bound.
-func listCosts(c *ComplexityRoot, currencies int) {
+func listCosts(c *generated.ComplexityRoot, currencies int) {
 	perPage := func(child int, first *int, _ *string) int {
 		n := defaultPageSize
 		if first != nil && *first > 0 {

@@ -1,3 +1,9 @@
+// Package graph is Fracti's GraphQL layer: the resolvers, one
+// <domain>.resolvers.go per schema file as gqlgen's follow-schema layout
+// places them, and what they share: who may see what (access.go), Relay
+// connections (connection.go), input validation, error codes and the
+// handler with its limits. The executor gqlgen generates is the generated
+// package; the store knows keys, the loaders batching.
 package graph
 
 import (
@@ -6,10 +12,12 @@ import (
 	"github.com/fracti/api/store"
 )
 
-// Resolver is the root of every resolver: thin functions that validate
-// input, check who may see or change what, and call the store or the
-// request's loaders.
+// Resolver is the root of every resolver: each validates its input, checks
+// who may see or change what, and calls the store or the request's loaders
+// (after a write, loaders.Wrote).
 type Resolver struct {
+	// Store is the single table.
 	Store *store.Store
-	Log   *slog.Logger
+	// Log receives resolver failures (slog.Default when nil).
+	Log *slog.Logger
 }

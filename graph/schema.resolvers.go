@@ -8,329 +8,57 @@ package graph
 import (
 	"context"
 
+	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/model"
+	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
 )
 
-// ID is the resolver for the id field.
-func (r *balanceResolver) ID(ctx context.Context, obj *model.Balance) (string, error) {
-	return balanceID(obj), nil
-}
-
-// Member is the resolver for the member field.
-func (r *balanceResolver) Member(ctx context.Context, obj *model.Balance) (*store.Member, error) {
-	return member(ctx, obj.GroupID, obj.UserID)
-}
-
-// ID is the resolver for the id field.
-func (r *currencyTotalResolver) ID(ctx context.Context, obj *model.CurrencyTotal) (string, error) {
-	return obj.UserID + ":" + obj.Currency.Code(), nil
-}
-
-// ID is the resolver for the id field.
-func (r *debtResolver) ID(ctx context.Context, obj *model.Debt) (string, error) {
-	return debtID(obj), nil
-}
-
-// From is the resolver for the from field.
-func (r *debtResolver) From(ctx context.Context, obj *model.Debt) (*store.Member, error) {
-	return member(ctx, obj.GroupID, obj.FromID)
-}
-
-// To is the resolver for the to field.
-func (r *debtResolver) To(ctx context.Context, obj *model.Debt) (*store.Member, error) {
-	return member(ctx, obj.GroupID, obj.ToID)
-}
-
-// Group is the resolver for the group field.
-func (r *expenseResolver) Group(ctx context.Context, obj *store.Expense) (*store.Group, error) {
-	return group(ctx, obj.GroupID)
-}
-
-// Payer is the resolver for the payer field.
-func (r *expenseResolver) Payer(ctx context.Context, obj *store.Expense) (*store.Member, error) {
-	return member(ctx, obj.GroupID, obj.PayerID)
-}
-
-// Category is the resolver for the category field.
-func (r *expenseResolver) Category(ctx context.Context, obj *store.Expense) (*string, error) {
-	return nullable(obj.Category), nil
-}
-
-// ChatID is the resolver for the chatId field.
-func (r *groupResolver) ChatID(ctx context.Context, obj *store.Group) (*string, error) {
-	return nullable(obj.ChatID), nil
-}
-
-// Members is the resolver for the members field.
-func (r *groupResolver) Members(ctx context.Context, obj *store.Group, first *int, after *string) (*model.MemberConnection, error) {
-	return r.groupMembers(ctx, obj, first, after)
-}
-
-// Member is the resolver for the member field.
-func (r *groupResolver) Member(ctx context.Context, obj *store.Group, userID string) (*store.Member, error) {
-	return r.groupMember(ctx, obj, userID)
-}
-
-// Expenses is the resolver for the expenses field.
-func (r *groupResolver) Expenses(ctx context.Context, obj *store.Group, first *int, after *string) (*model.ExpenseConnection, error) {
-	return r.groupExpenses(ctx, obj, first, after)
-}
-
-// Settlements is the resolver for the settlements field.
-func (r *groupResolver) Settlements(ctx context.Context, obj *store.Group, first *int, after *string) (*model.SettlementConnection, error) {
-	return r.groupSettlements(ctx, obj, first, after)
-}
-
-// Balances is the resolver for the balances field.
-func (r *groupResolver) Balances(ctx context.Context, obj *store.Group) ([]model.Balance, error) {
-	return groupBalances(ctx, obj)
-}
-
-// Debts is the resolver for the debts field.
-func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *bool) ([]model.Debt, error) {
-	return groupDebts(ctx, obj, simplify)
-}
-
-// ID is the resolver for the id field.
-func (r *memberResolver) ID(ctx context.Context, obj *store.Member) (string, error) {
-	return memberID(obj.GroupID, obj.UserID), nil
-}
-
-// Username is the resolver for the username field.
-func (r *memberResolver) Username(ctx context.Context, obj *store.Member) (*string, error) {
-	return nullable(obj.Username), nil
-}
-
-// Wallet is the resolver for the wallet field.
-func (r *memberResolver) Wallet(ctx context.Context, obj *store.Member) (*string, error) {
-	return nullable(obj.Wallet), nil
-}
-
-// AvatarURL is the resolver for the avatarUrl field.
-func (r *memberResolver) AvatarURL(ctx context.Context, obj *store.Member) (*string, error) {
-	return nullable(obj.AvatarURL), nil
-}
-
-// Group is the resolver for the group field.
-func (r *memberResolver) Group(ctx context.Context, obj *store.Member) (*store.Group, error) {
-	return group(ctx, obj.GroupID)
-}
-
-// Balances is the resolver for the balances field.
-func (r *memberResolver) Balances(ctx context.Context, obj *store.Member) ([]model.Balance, error) {
-	return memberBalances(ctx, obj)
-}
-
-// CreateGroup is the resolver for the createGroup field.
-func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGroupInput) (*store.Group, error) {
-	return r.createGroup(ctx, input)
-}
-
-// JoinGroup is the resolver for the joinGroup field.
-func (r *mutationResolver) JoinGroup(ctx context.Context, groupID string) (*store.Member, error) {
-	return r.joinGroup(ctx, groupID)
-}
-
-// LeaveGroup is the resolver for the leaveGroup field.
-func (r *mutationResolver) LeaveGroup(ctx context.Context, groupID string) (string, error) {
-	return r.leaveGroup(ctx, groupID)
-}
-
-// UpdateWallet is the resolver for the updateWallet field.
-func (r *mutationResolver) UpdateWallet(ctx context.Context, groupID string, wallet string) (*store.Member, error) {
-	return r.updateWallet(ctx, groupID, wallet)
-}
-
-// CreateExpense is the resolver for the createExpense field.
-func (r *mutationResolver) CreateExpense(ctx context.Context, input model.CreateExpenseInput) (*store.Expense, error) {
-	return r.createExpense(ctx, input)
-}
-
-// DeleteExpense is the resolver for the deleteExpense field.
-func (r *mutationResolver) DeleteExpense(ctx context.Context, id string) (string, error) {
-	return r.deleteExpense(ctx, id)
-}
-
-// CreateSettlement is the resolver for the createSettlement field.
-func (r *mutationResolver) CreateSettlement(ctx context.Context, input model.CreateSettlementInput) (*store.Settlement, error) {
-	return r.createSettlement(ctx, input)
-}
-
-// UpdateSettlement is the resolver for the updateSettlement field.
-func (r *mutationResolver) UpdateSettlement(ctx context.Context, id string, input model.UpdateSettlementInput) (*store.Settlement, error) {
-	return r.updateSettlement(ctx, id, input)
-}
-
-// ID is the resolver for the id field.
-func (r *paymentResolver) ID(ctx context.Context, obj *store.Payment) (string, error) {
-	return partID(obj.ExpenseID, obj.UserID), nil
-}
-
-// Member is the resolver for the member field.
-func (r *paymentResolver) Member(ctx context.Context, obj *store.Payment) (*store.Member, error) {
-	return member(ctx, obj.GroupID, obj.UserID)
-}
-
-// Me is the resolver for the me field.
-func (r *queryResolver) Me(ctx context.Context) (*model.User, error) {
-	return currentUser(ctx)
-}
-
-// Group is the resolver for the group field.
-func (r *queryResolver) Group(ctx context.Context, id string) (*store.Group, error) {
-	if !uuidPattern.MatchString(id) {
-		return nil, nil
-	}
-	return visibleGroup(ctx, id)
-}
-
-// Expense is the resolver for the expense field.
-func (r *queryResolver) Expense(ctx context.Context, id string) (*store.Expense, error) {
-	return r.expenseByID(ctx, id)
-}
-
-// Settlement is the resolver for the settlement field.
-func (r *queryResolver) Settlement(ctx context.Context, id string) (*store.Settlement, error) {
-	return r.settlementByID(ctx, id)
-}
-
-// Node is the resolver for the node field.
+// Node finds any Node by id. The id's shape tells the type apart, except for
+// a UUID, which may name a group, an expense or a settlement: those three
+// lookups go out together.
 func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error) {
-	return r.node(ctx, id)
+	switch {
+	case telegramIDPattern.MatchString(id):
+		if id != viewerID(ctx) {
+			return nil, nil // other users are seen only as members of shared groups
+		}
+		return currentUser(ctx)
+	case uuidPattern.MatchString(id):
+		found, err := loaders.ByID(ctx, id)
+		var groupID string
+		switch v := found.(type) {
+		case *store.Group:
+			groupID = v.ID
+		case *store.Expense:
+			groupID = v.GroupID
+		case *store.Settlement:
+			groupID = v.GroupID
+		default:
+			return nil, err // nothing by that id
+		}
+		if ok, err := isMember(ctx, groupID); err != nil || !ok {
+			return nil, err
+		}
+		return found, nil
+	}
+	if groupID, userID, ok := parseMemberID(id); ok {
+		if g, err := visibleGroup(ctx, groupID); err != nil || g == nil {
+			return nil, err
+		}
+		// Former members too: expenses and settlements still name them.
+		return nilIfHidden(loaders.Member(ctx, groupID, userID))
+	}
+	return nil, nil
 }
 
-// Group is the resolver for the group field.
-func (r *settlementResolver) Group(ctx context.Context, obj *store.Settlement) (*store.Group, error) {
-	return group(ctx, obj.GroupID)
-}
+// Mutation returns generated.MutationResolver implementation.
+func (r *Resolver) Mutation() generated.MutationResolver { return &mutationResolver{r} }
 
-// From is the resolver for the from field.
-func (r *settlementResolver) From(ctx context.Context, obj *store.Settlement) (*store.Member, error) {
-	return member(ctx, obj.GroupID, obj.FromUserID)
-}
-
-// To is the resolver for the to field.
-func (r *settlementResolver) To(ctx context.Context, obj *store.Settlement) (*store.Member, error) {
-	return member(ctx, obj.GroupID, obj.ToUserID)
-}
-
-// TxHash is the resolver for the txHash field.
-func (r *settlementResolver) TxHash(ctx context.Context, obj *store.Settlement) (*string, error) {
-	return nullable(obj.TxHash), nil
-}
-
-// ID is the resolver for the id field.
-func (r *shareResolver) ID(ctx context.Context, obj *store.Share) (string, error) {
-	return partID(obj.ExpenseID, obj.UserID), nil
-}
-
-// Expense is the resolver for the expense field.
-func (r *shareResolver) Expense(ctx context.Context, obj *store.Share) (*store.Expense, error) {
-	return r.shareExpense(ctx, obj)
-}
-
-// Group is the resolver for the group field.
-func (r *shareResolver) Group(ctx context.Context, obj *store.Share) (*store.Group, error) {
-	return group(ctx, obj.GroupID)
-}
-
-// Payer is the resolver for the payer field.
-func (r *shareResolver) Payer(ctx context.Context, obj *store.Share) (*store.Member, error) {
-	return member(ctx, obj.GroupID, obj.PayerID)
-}
-
-// ID is the resolver for the id field.
-func (r *splitResolver) ID(ctx context.Context, obj *store.Split) (string, error) {
-	return partID(obj.ExpenseID, obj.UserID), nil
-}
-
-// Member is the resolver for the member field.
-func (r *splitResolver) Member(ctx context.Context, obj *store.Split) (*store.Member, error) {
-	return member(ctx, obj.GroupID, obj.UserID)
-}
-
-// Groups is the resolver for the groups field.
-func (r *userResolver) Groups(ctx context.Context, obj *model.User, first *int, after *string) (*model.GroupConnection, error) {
-	return r.userGroups(ctx, obj, first, after)
-}
-
-// ExpensesPaid is the resolver for the expensesPaid field.
-func (r *userResolver) ExpensesPaid(ctx context.Context, obj *model.User, first *int, after *string) (*model.ExpenseConnection, error) {
-	return r.userExpensesPaid(ctx, obj, first, after)
-}
-
-// Owes is the resolver for the owes field.
-func (r *userResolver) Owes(ctx context.Context, obj *model.User, first *int, after *string) (*model.ShareConnection, error) {
-	return r.userOwes(ctx, obj, first, after)
-}
-
-// Settlements is the resolver for the settlements field.
-func (r *userResolver) Settlements(ctx context.Context, obj *model.User, first *int, after *string) (*model.SettlementConnection, error) {
-	return r.userSettlements(ctx, obj, first, after)
-}
-
-// Activity is the resolver for the activity field.
-func (r *userResolver) Activity(ctx context.Context, obj *model.User, first *int, after *string) (*model.ActivityConnection, error) {
-	return r.userActivity(ctx, obj, first, after)
-}
-
-// Summary is the resolver for the summary field.
-func (r *userResolver) Summary(ctx context.Context, obj *model.User) (*model.UserSummary, error) {
-	return r.userSummary(ctx, obj)
-}
-
-// Balance returns BalanceResolver implementation.
-func (r *Resolver) Balance() BalanceResolver { return &balanceResolver{r} }
-
-// CurrencyTotal returns CurrencyTotalResolver implementation.
-func (r *Resolver) CurrencyTotal() CurrencyTotalResolver { return &currencyTotalResolver{r} }
-
-// Debt returns DebtResolver implementation.
-func (r *Resolver) Debt() DebtResolver { return &debtResolver{r} }
-
-// Expense returns ExpenseResolver implementation.
-func (r *Resolver) Expense() ExpenseResolver { return &expenseResolver{r} }
-
-// Group returns GroupResolver implementation.
-func (r *Resolver) Group() GroupResolver { return &groupResolver{r} }
-
-// Member returns MemberResolver implementation.
-func (r *Resolver) Member() MemberResolver { return &memberResolver{r} }
-
-// Mutation returns MutationResolver implementation.
-func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
-
-// Payment returns PaymentResolver implementation.
-func (r *Resolver) Payment() PaymentResolver { return &paymentResolver{r} }
-
-// Query returns QueryResolver implementation.
-func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
-
-// Settlement returns SettlementResolver implementation.
-func (r *Resolver) Settlement() SettlementResolver { return &settlementResolver{r} }
-
-// Share returns ShareResolver implementation.
-func (r *Resolver) Share() ShareResolver { return &shareResolver{r} }
-
-// Split returns SplitResolver implementation.
-func (r *Resolver) Split() SplitResolver { return &splitResolver{r} }
-
-// User returns UserResolver implementation.
-func (r *Resolver) User() UserResolver { return &userResolver{r} }
+// Query returns generated.QueryResolver implementation.
+func (r *Resolver) Query() generated.QueryResolver { return &queryResolver{r} }
 
 type (
-	balanceResolver       struct{ *Resolver }
-	currencyTotalResolver struct{ *Resolver }
-	debtResolver          struct{ *Resolver }
-	expenseResolver       struct{ *Resolver }
-	groupResolver         struct{ *Resolver }
-	memberResolver        struct{ *Resolver }
-	mutationResolver      struct{ *Resolver }
-	paymentResolver       struct{ *Resolver }
-	queryResolver         struct{ *Resolver }
-	settlementResolver    struct{ *Resolver }
-	shareResolver         struct{ *Resolver }
-	splitResolver         struct{ *Resolver }
-	userResolver          struct{ *Resolver }
+	mutationResolver struct{ *Resolver }
+	queryResolver    struct{ *Resolver }
 )

@@ -1,7 +1,11 @@
 // Package loaders batches and caches, per request, the lookups that GraphQL
-// resolvers make one object at a time: groups, members, expenses and
-// settlements by id. Fifty expenses asking for their payers cost one
+// resolvers make one object at a time: groups, members, expenses,
+// settlements and balances. Fifty expenses asking for their payers cost one
 // BatchGetItem, not fifty GetItems.
+//
+// Resolvers use the typed getters (Group, Member, Expense, …) and, after a
+// write, Wrote: the loaders own their cache, including what a write makes
+// stale.
 package loaders
 
 import (
@@ -19,34 +23,36 @@ import (
 // only this long (a DynamoDB call takes several times longer).
 const DefaultWait = 2 * time.Millisecond
 
-// Loaders are one request's dataloaders.
+// Loaders are one request's dataloaders and their caches.
 type Loaders struct {
-	// Groups loads groups by id (BatchGetItem).
-	Groups *dataloader.Loader[string, *store.Group]
-	// Members loads memberships by group and user (BatchGetItem).
-	Members *dataloader.Loader[store.MemberKey, *store.Member]
-	// Expenses loads expenses by key when the ref has one (BatchGetItem), by id otherwise (GSI2).
-	Expenses *dataloader.Loader[store.ExpenseRef, *store.Expense]
-	// Settlements loads settlements like Expenses does expenses.
-	Settlements *dataloader.Loader[store.SettlementRef, *store.Settlement]
-	// Balances loads groups' kept balances (two BatchGetItem rounds per batch).
-	Balances *dataloader.Loader[string, *store.GroupBalances]
+	groups      loader[string, store.Group]
+	members     loader[store.MemberKey, store.Member]
+	expenses    loader[store.ExpenseRef, store.Expense]
+	settlements loader[store.SettlementRef, store.Settlement]
+	balances    loader[string, store.GroupBalances]
+}
+
+// loader is a dataloader with the cache it fills, kept at hand so that a
+// write can drop entries by what they belong to.
+type loader[K comparable, V any] struct {
+	*dataloader.Loader[K, *V]
+	cache *cache[K, *V]
 }
 
 // New returns fresh loaders over s that wait wait before each batch.
 func New(s *store.Store, wait time.Duration) *Loaders {
 	return &Loaders{
-		Groups:      newLoader(wait, s.GetGroups),
-		Members:     newLoader(wait, s.GetMembers),
-		Expenses:    newLoader(wait, s.GetExpenses),
-		Settlements: newLoader(wait, s.GetSettlements),
-		Balances:    newLoader(wait, s.GetBalances),
+		groups:      newLoader(wait, s.GetGroups),      // BatchGetItem
+		members:     newLoader(wait, s.GetMembers),     // BatchGetItem
+		expenses:    newLoader(wait, s.GetExpenses),    // BatchGetItem by key, GSI2 by id
+		settlements: newLoader(wait, s.GetSettlements), // like expenses
+		balances:    newLoader(wait, s.GetBalances),    // ledger, then books
 	}
 }
 
 // newLoader turns a store batch read (results aligned with keys, nil when
 // missing) into a dataloader. Batches are capped at BatchGetItem's 100 keys.
-func newLoader[K comparable, V any](wait time.Duration, fetch func(context.Context, []K) ([]*V, error)) *dataloader.Loader[K, *V] {
+func newLoader[K comparable, V any](wait time.Duration, fetch func(context.Context, []K) ([]*V, error)) loader[K, V] {
 	batch := func(ctx context.Context, keys []K) []*dataloader.Result[*V] {
 		values, err := fetch(ctx, keys)
 		results := make([]*dataloader.Result[*V], len(keys))
@@ -59,10 +65,21 @@ func newLoader[K comparable, V any](wait time.Duration, fetch func(context.Conte
 		}
 		return results
 	}
-	return dataloader.NewBatchedLoader(batch,
-		dataloader.WithWait[K, *V](wait),
-		dataloader.WithBatchCapacity[K, *V](store.MaxBatchGet),
-	)
+	c := newCache[K, *V]()
+	return loader[K, V]{
+		Loader: dataloader.NewBatchedLoader(batch,
+			dataloader.WithWait[K, *V](wait),
+			dataloader.WithBatchCapacity[K, *V](store.MaxBatchGet),
+			dataloader.WithCache[K, *V](c),
+		),
+		cache: c,
+	}
+}
+
+// prime caches v under key, replacing whatever was cached (dataloader's own
+// Prime keeps an existing entry).
+func (l loader[K, V]) prime(ctx context.Context, key K, v *V) {
+	l.Clear(ctx, key).Prime(ctx, key, v)
 }
 
 type ctxKey struct{}
@@ -82,8 +99,8 @@ func With(ctx context.Context, l *Loaders) context.Context {
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
-// For returns the request's loaders.
-func For(ctx context.Context) *Loaders {
+// from returns the request's loaders.
+func from(ctx context.Context) *Loaders {
 	l, _ := ctx.Value(ctxKey{}).(*Loaders)
 	if l == nil {
 		panic("loaders: no loaders on the context; wrap the handler with loaders.Middleware")

@@ -3,6 +3,7 @@ package loaders_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,17 +25,17 @@ func TestMembersBatchAcrossTheBatchGetLimit(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	l := loaders.New(s, 20*time.Millisecond)
+	ctx = loaders.With(ctx, loaders.New(s, 20*time.Millisecond))
 	calls.Reset()
-	keys := make([]store.MemberKey, 0, 160)
+	userIDs := make([]string, 0, 160)
 	for i := 1; i <= 160; i++ { // 150 members and 10 strangers
-		keys = append(keys, store.MemberKey{GroupID: g.ID, UserID: fmt.Sprint(i)})
+		userIDs = append(userIDs, fmt.Sprint(i))
 	}
-	members, errs := l.Members.LoadMany(ctx, keys)()
-	require.Empty(t, errs)
+	members, err := loaders.Members(ctx, g.ID, userIDs)
+	require.NoError(t, err)
 	for i, m := range members {
 		if i < 150 {
-			require.Equal(t, keys[i], m.Key())
+			require.Equal(t, store.MemberKey{GroupID: g.ID, UserID: userIDs[i]}, m.Key())
 		} else {
 			require.Nil(t, m, "a missing member is nil, not an error")
 		}
@@ -43,7 +44,7 @@ func TestMembersBatchAcrossTheBatchGetLimit(t *testing.T) {
 
 	// Cached for the rest of the request.
 	calls.Reset()
-	m, err := l.Members.Load(ctx, keys[0])()
+	m, err := loaders.Member(ctx, g.ID, userIDs[0])
 	require.NoError(t, err)
 	require.Equal(t, "1", m.UserID)
 	require.Zero(t, calls.Total())
@@ -64,11 +65,10 @@ func TestExpensesByIDAndByKey(t *testing.T) {
 		made = append(made, e)
 	}
 
-	l := loaders.New(s, 20*time.Millisecond)
+	ctx = loaders.With(ctx, loaders.New(s, 20*time.Millisecond))
 	calls.Reset()
 	refs := []store.ExpenseRef{made[0].Ref(), made[1].Ref(), {ID: made[2].ID}, {ID: "missing"}}
-	got, errs := l.Expenses.LoadMany(ctx, refs)()
-	require.Empty(t, errs)
+	got := loadAll(t, refs, func(ref store.ExpenseRef) (*store.Expense, error) { return loaders.Expense(ctx, ref) })
 	require.Equal(t, made[0].ID, got[0].ID)
 	require.Equal(t, made[1].ID, got[1].ID)
 	require.Equal(t, made[2].ID, got[2].ID)
@@ -79,9 +79,30 @@ func TestExpensesByIDAndByKey(t *testing.T) {
 
 func TestFailuresReachEveryWaitingKey(t *testing.T) {
 	s := store.New(dynamotest.Client(t), "no-such-table", store.Options{})
-	l := loaders.New(s, time.Millisecond)
-	_, errs := l.Groups.LoadMany(context.Background(), []string{"a", "b"})()
-	require.Len(t, errs, 2)
-	require.Error(t, errs[0])
-	require.Error(t, errs[1])
+	ctx := loaders.With(context.Background(), loaders.New(s, time.Millisecond))
+	_, err := loaders.Groups(ctx, []string{"a", "b"})
+	require.Error(t, err)
+	errs := make(chan error, 2)
+	for _, id := range []string{"c", "d"} {
+		go func() { _, err := loaders.Group(ctx, id); errs <- err }()
+	}
+	require.Error(t, <-errs)
+	require.Error(t, <-errs)
+}
+
+// loadAll loads every key at once, as sibling GraphQL fields do, and
+// returns the values in the keys' order.
+func loadAll[K, V any](t *testing.T, keys []K, load func(K) (*V, error)) []*V {
+	t.Helper()
+	out := make([]*V, len(keys))
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i, k := range keys {
+		wg.Go(func() { out[i], errs[i] = load(k) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	return out
 }
