@@ -6,9 +6,13 @@ import (
 )
 
 // Ids: a User's is the Telegram user id ("123456789"); a Group's, Expense's
-// and Settlement's a UUID; a Member's "<groupId>:<userId>"; a Split's and a
-// Share's "<expenseId>:<userId>". Apollo and urql key their caches by type
-// and id, so a user's memberships in two groups must not share an id.
+// and Settlement's a UUID; a Member's "<groupId>:<userId>"; a Split's, a
+// Payment's and a Share's "<expenseId>:<userId>"; a Balance's
+// "<groupId>:<userId>:<currency>", a Debt's
+// "<groupId>:<fromId>:<toId>:<currency>", a CurrencyTotal's
+// "<userId>:<currency>" (those three are built where they are resolved).
+// Apollo and urql key their caches by type and id, so a user's memberships
+// in two groups must not share an id.
 
 var (
 	telegramIDPattern = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
