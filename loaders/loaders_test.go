@@ -18,8 +18,7 @@ func TestMembersBatchAcrossTheBatchGetLimit(t *testing.T) {
 	calls := &dynamotest.Counter{}
 	s := dynamotest.Store(t, calls.Option())
 	ctx := context.Background()
-	g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: money.MustCurrency("USD"), Creator: store.NewMember{UserID: "1", Name: "A"}})
-	require.NoError(t, err)
+	g := newGroup(t, s, "T")
 	for i := 2; i <= 150; i++ {
 		_, _, err := s.JoinGroup(ctx, g.ID, store.NewMember{UserID: fmt.Sprint(i), Name: fmt.Sprint("U", i)})
 		require.NoError(t, err)
@@ -53,19 +52,13 @@ func TestMembersBatchAcrossTheBatchGetLimit(t *testing.T) {
 func TestExpensesByIDAndByKey(t *testing.T) {
 	calls := &dynamotest.Counter{}
 	s := dynamotest.Store(t, calls.Option())
-	ctx := context.Background()
-	usd := money.MustCurrency("USD")
-	g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: usd, Creator: store.NewMember{UserID: "1", Name: "A"}})
-	require.NoError(t, err)
+	g := newGroup(t, s, "T")
 	var made []store.Expense
 	for range 3 {
-		e, err := s.CreateExpense(ctx, g.Title, store.Expense{GroupID: g.ID, PayerID: "1", PayerName: "A", Amount: money.NewAmount(100, usd),
-			Description: "x", SplitType: store.SplitEqual, Splits: []store.Split{{UserID: "1", UserName: "A", Amount: money.NewAmount(100, usd)}}}, "")
-		require.NoError(t, err)
-		made = append(made, e)
+		made = append(made, newExpense(t, s, g))
 	}
 
-	ctx = loaders.With(ctx, loaders.New(s, 20*time.Millisecond))
+	ctx := loaders.With(context.Background(), loaders.New(s, 20*time.Millisecond))
 	calls.Reset()
 	refs := []store.ExpenseRef{made[0].Ref(), made[1].Ref(), {ID: made[2].ID}, {ID: "missing"}}
 	got := loadAll(t, refs, func(ref store.ExpenseRef) (*store.Expense, error) { return loaders.Expense(ctx, ref) })
@@ -105,4 +98,23 @@ func loadAll[K, V any](t *testing.T, keys []K, load func(K) (*V, error)) []*V {
 		require.NoError(t, err)
 	}
 	return out
+}
+
+// newGroup creates a USD group whose first member is user 1, "A".
+func newGroup(t *testing.T, s *store.Store, title string) store.Group {
+	t.Helper()
+	g, _, err := s.CreateGroup(context.Background(), store.NewGroup{Title: title, Currency: money.MustCurrency("USD"),
+		Creator: store.NewMember{UserID: "1", Name: "A"}})
+	require.NoError(t, err)
+	return g
+}
+
+// newExpense records 1.00 that user 1 paid for themselves in the group.
+func newExpense(t *testing.T, s *store.Store, g store.Group) store.Expense {
+	t.Helper()
+	one := money.NewAmount(100, g.Currency)
+	e, err := s.CreateExpense(context.Background(), g.Title, store.Expense{GroupID: g.ID, PayerID: "1", PayerName: "A", Amount: one,
+		Description: "x", SplitType: store.SplitEqual, Splits: []store.Split{{UserID: "1", UserName: "A", Amount: one}}}, "")
+	require.NoError(t, err)
+	return e
 }

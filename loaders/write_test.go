@@ -7,7 +7,6 @@ import (
 
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/loaders"
-	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
@@ -15,19 +14,10 @@ import (
 func TestWroteDropsWhatTheWriteChanged(t *testing.T) {
 	calls := &dynamotest.Counter{}
 	s := dynamotest.Store(t, calls.Option())
-	ctx := context.Background()
-	usd := money.MustCurrency("USD")
-	newGroup := func(title string) store.Group {
-		g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: title, Currency: usd, Creator: store.NewMember{UserID: "1", Name: "A"}})
-		require.NoError(t, err)
-		return g
-	}
-	g, other := newGroup("Trip"), newGroup("Flat")
-	e, err := s.CreateExpense(ctx, g.Title, store.Expense{GroupID: g.ID, PayerID: "1", PayerName: "A", Amount: money.NewAmount(100, usd),
-		Description: "x", SplitType: store.SplitEqual, Splits: []store.Split{{UserID: "1", UserName: "A", Amount: money.NewAmount(100, usd)}}}, "")
-	require.NoError(t, err)
+	g, other := newGroup(t, s, "Trip"), newGroup(t, s, "Flat")
+	e := newExpense(t, s, g)
 
-	ctx = loaders.With(ctx, loaders.New(s, time.Millisecond))
+	ctx := loaders.With(context.Background(), loaders.New(s, time.Millisecond))
 	// loadEverything reads, one at a time, everything the loaders cache of the group.
 	loadEverything := func() (*store.Group, *store.GroupBalances) {
 		t.Helper()
@@ -55,7 +45,7 @@ func TestWroteDropsWhatTheWriteChanged(t *testing.T) {
 	require.Equal(t, map[string]int{"Query": 1}, calls.ByOperation())
 
 	// A join changes the group, its members and its balances' member list.
-	_, _, err = s.JoinGroup(ctx, g.ID, store.NewMember{UserID: "2", Name: "B"})
+	_, _, err := s.JoinGroup(ctx, g.ID, store.NewMember{UserID: "2", Name: "B"})
 	require.NoError(t, err)
 	loaders.Wrote(ctx, g.ID)
 	calls.Reset()
@@ -69,14 +59,13 @@ func TestWroteDropsWhatTheWriteChanged(t *testing.T) {
 
 func TestPrimeMemberReplacesWhatWasCached(t *testing.T) {
 	s := dynamotest.Store(t)
-	ctx := context.Background()
-	g, m, err := s.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: money.MustCurrency("USD"), Creator: store.NewMember{UserID: "1", Name: "A"}})
-	require.NoError(t, err)
-	ctx = loaders.With(ctx, loaders.New(s, time.Millisecond))
+	g := newGroup(t, s, "T")
+	ctx := loaders.With(context.Background(), loaders.New(s, time.Millisecond))
 	cached, err := loaders.Member(ctx, g.ID, "1")
 	require.NoError(t, err)
 	require.Empty(t, cached.Wallet)
 
+	m := *cached
 	m.Wallet = "UQ-changed"
 	loaders.PrimeMember(ctx, &m)
 	got, err := loaders.Member(ctx, g.ID, "1")

@@ -2,13 +2,10 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/ledger"
@@ -25,108 +22,16 @@ import (
 //	s:<userId>           sent in completed settlements
 //	r:<userId>           received in completed settlements
 //	d:<userA>:<userB>    what A owes B (A < B; negative: B owes A)
+//
+// and its currency code in currency.
 const (
 	attrPaid     = "p:"
 	attrOwed     = "o:"
 	attrSent     = "s:"
 	attrReceived = "r:"
 	attrDebt     = "d:"
+	attrCurrency = "currency"
 )
-
-// ledgerUpdate is the transaction item on the group's ledger for a write
-// that changes balances: it requires the group and every listed user to be
-// current members and the currency to be one the group holds balances in,
-// or room for one more (MaxGroupCurrencies); it records the currency and
-// bumps the version. When its condition fails, ledgerRefusal tells why.
-func (s *Store) ledgerUpdate(groupID string, members []string, cur money.Currency) types.TransactWriteItem {
-	check := s.membersCheck(groupID, members)
-	values := check.ExpressionAttributeValues
-	values[":one"] = &types.AttributeValueMemberN{Value: "1"}
-	values[":cur"] = &types.AttributeValueMemberSS{Value: []string{cur.Code()}}
-	values[":code"] = str(cur.Code())
-	values[":maxCurrencies"] = &types.AttributeValueMemberN{Value: strconv.Itoa(s.maxCurrencies)}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName:        check.TableName,
-		Key:              check.Key,
-		UpdateExpression: aws.String("ADD version :one, currencies :cur"),
-		ConditionExpression: aws.String(*check.ConditionExpression +
-			" AND (attribute_not_exists(currencies) OR contains(currencies, :code) OR size(currencies) < :maxCurrencies)"),
-		ExpressionAttributeValues:           values,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}
-}
-
-// ledgerRefusal explains a failed ledgerUpdate at index i of a cancelled
-// transaction: ErrTooManyCurrencies when the group and members were fine but
-// the currency would be one too many, otherwise missing (a group or member
-// is gone, which the caller knows how to say).
-func (s *Store) ledgerRefusal(err error, i int, cur money.Currency, missing error) error {
-	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) || tce.CancellationReasons[i].Item == nil {
-		return missing
-	}
-	var rec ledgerRecord
-	if attributevalue.UnmarshalMap(tce.CancellationReasons[i].Item, &rec) != nil {
-		return missing
-	}
-	if len(rec.Currencies) >= s.maxCurrencies && !slices.Contains(rec.Currencies, cur.Code()) {
-		return fmt.Errorf("%w: the group already holds balances in %d currencies (%s), the most one group may; use one of them",
-			ErrTooManyCurrencies, len(rec.Currencies), strings.Join(rec.Currencies, ", "))
-	}
-	return missing
-}
-
-// balancesUpdate is the transaction item that adds a delta to the group's
-// balances in the delta's currency.
-func (s *Store) balancesUpdate(groupID string, d ledger.Delta) types.TransactWriteItem {
-	names := map[string]string{"#cur": "currency"}
-	values := map[string]types.AttributeValue{":cur": str(d.Currency.Code())}
-	var adds []string
-	add := func(attr string, a money.Amount) {
-		if a.IsZero() {
-			return
-		}
-		n := strconv.Itoa(len(adds))
-		names["#a"+n] = attr
-		values[":a"+n] = &types.AttributeValueMemberN{Value: a.String()}
-		adds = append(adds, "#a"+n+" :a"+n)
-	}
-	for _, u := range sortedKeys(d.Users) {
-		b := d.Users[u]
-		add(attrPaid+u, b.Paid)
-		add(attrOwed+u, b.Owed)
-		add(attrSent+u, b.Sent)
-		add(attrReceived+u, b.Received)
-	}
-	pairs := make([]ledger.Pair, 0, len(d.Pairs))
-	for p := range d.Pairs {
-		pairs = append(pairs, p)
-	}
-	slices.SortFunc(pairs, func(x, y ledger.Pair) int { return strings.Compare(x.A+":"+x.B, y.A+":"+y.B) })
-	for _, p := range pairs {
-		add(attrDebt+p.A+":"+p.B, d.Pairs[p])
-	}
-	expr := "SET #cur = :cur"
-	if len(adds) > 0 {
-		expr += " ADD " + strings.Join(adds, ", ")
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                 &s.table,
-		Key:                       tableKey(groupPK(groupID), balancesSK(d.Currency.Code())),
-		UpdateExpression:          aws.String(expr),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
-	}}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 // GroupBalances is a group's kept balances: one book per currency it uses.
 type GroupBalances struct {
@@ -185,7 +90,7 @@ func (s *Store) getBalances(ctx context.Context, groupIDs []string, consistent b
 		if err != nil {
 			return nil, err
 		}
-		g := byGroup[groupIDFromPK(item[attrPK].(*types.AttributeValueMemberS).Value)]
+		g := byGroup[itemGroupID(item)]
 		g.Books = append(g.Books, b)
 	}
 	out := make([]*GroupBalances, len(groupIDs))
@@ -200,7 +105,7 @@ func (s *Store) getBalances(ctx context.Context, groupIDs []string, consistent b
 
 // decodeBook reads a BALANCES#<currency> item.
 func decodeBook(item map[string]types.AttributeValue) (*ledger.Book, error) {
-	code, _ := item["currency"].(*types.AttributeValueMemberS)
+	code, _ := item[attrCurrency].(*types.AttributeValueMemberS)
 	if code == nil {
 		return nil, fmt.Errorf("balances item without currency")
 	}

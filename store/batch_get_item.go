@@ -13,6 +13,13 @@ import (
 // MaxBatchGet is DynamoDB's limit on the keys of one BatchGetItem.
 const MaxBatchGet = 100
 
+// unprocessedAttempts bounds the BatchGetItem calls spent on one request's
+// keys while DynamoDB leaves some of them unprocessed.
+const unprocessedAttempts = 10
+
+// unprocessedBackoff is the first wait before asking again for unprocessed keys.
+const unprocessedBackoff = 20 * time.Millisecond
+
 // batchGet reads the items at keys (table keys PK/SK), any number of them, in
 // requests of at most MaxBatchGet keys, retrying keys DynamoDB left
 // unprocessed. Missing items are simply absent from the result.
@@ -25,45 +32,37 @@ func (s *Store) batchRead(ctx context.Context, keys []map[string]types.Attribute
 	var items []map[string]types.AttributeValue
 	for start := 0; start < len(keys); start += MaxBatchGet {
 		pending := keys[start:min(start+MaxBatchGet, len(keys))]
-		backoff := 20 * time.Millisecond
-		for attempt := 0; len(pending) > 0; attempt++ {
-			if attempt > 0 {
-				select {
-				case <-ctx.Done():
-					return nil, ctx.Err()
-				case <-time.After(backoff):
-				}
-				backoff = min(2*backoff, time.Second)
-			}
-			if attempt == 10 {
-				return nil, fmt.Errorf("batch get: %d keys still unprocessed", len(pending))
-			}
+		err := retry(ctx, unprocessedAttempts, unprocessedBackoff, func() (bool, error) {
 			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 				RequestItems: map[string]types.KeysAndAttributes{s.table: {Keys: pending, ConsistentRead: aws.Bool(consistent)}},
 			})
 			if err != nil {
-				return nil, fmt.Errorf("batch get: %w", err)
+				return true, fmt.Errorf("batch get: %w", err)
 			}
 			items = append(items, out.Responses[s.table]...)
 			pending = out.UnprocessedKeys[s.table].Keys
+			if len(pending) > 0 {
+				return false, fmt.Errorf("batch get: %d keys still unprocessed", len(pending))
+			}
+			return true, nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return items, nil
 }
 
-// getItem reads one item by its table key; found is false if it does not exist.
-func (s *Store) getItem(ctx context.Context, pk, sk string, consistent bool) (map[string]types.AttributeValue, bool, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      &s.table,
-		Key:            tableKey(pk, sk),
-		ConsistentRead: &consistent,
-	})
-	if err != nil {
-		return nil, false, fmt.Errorf("get %s %s: %w", pk, sk, err)
+// dedupeKeys drops repeated table keys: BatchGetItem refuses duplicates.
+func dedupeKeys(keys []map[string]types.AttributeValue) []map[string]types.AttributeValue {
+	seen := make(map[[2]string]bool, len(keys))
+	out := keys[:0:0]
+	for _, k := range keys {
+		id := [2]string{keyAttr(k, attrPK), keyAttr(k, attrSK)}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, k)
+		}
 	}
-	return out.Item, out.Item != nil, nil
-}
-
-func tableKey(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrPK: str(pk), attrSK: str(sk)}
+	return out
 }

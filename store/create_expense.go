@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/ledger"
 	"github.com/fracti/api/money"
@@ -64,14 +61,11 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 		puts = append(puts, p)
 	}
 	for _, rec := range puts {
-		av, err := attributevalue.MarshalMap(rec)
+		put, err := s.putNew(rec, "expense")
 		if err != nil {
-			return Expense{}, fmt.Errorf("encode expense: %w", err)
+			return Expense{}, err
 		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{
-			TableName: &s.table, Item: av,
-			ConditionExpression: aws.String("attribute_not_exists(PK)"),
-		}})
+		items = append(items, put)
 	}
 	idem := -1
 	if idempotencyKey != "" {
@@ -130,24 +124,6 @@ func (e *Expense) delta() (ledger.Delta, error) {
 		return ledger.Delta{}, fmt.Errorf("expense %s balances: %w", e.ID, err)
 	}
 	return d, nil
-}
-
-// membersCheck is a condition on the group's ledger: the group exists and
-// every listed user is currently a member.
-func (s *Store) membersCheck(groupID string, users []string) *types.ConditionCheck {
-	cond := []string{"attribute_exists(PK)"}
-	values := make(map[string]types.AttributeValue, len(users))
-	for i, u := range users {
-		ph := ":m" + strconv.Itoa(i)
-		cond = append(cond, "contains(memberIds, "+ph+")")
-		values[ph] = str(u)
-	}
-	return &types.ConditionCheck{
-		TableName:                 &s.table,
-		Key:                       tableKey(groupPK(groupID), skLedger),
-		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),
-		ExpressionAttributeValues: values,
-	}
 }
 
 // replayExpense returns the expense an earlier request with the same key made.

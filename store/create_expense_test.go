@@ -16,7 +16,7 @@ func TestCreateExpense(t *testing.T) {
 	require.NotEmpty(t, e.ID)
 	require.False(t, e.CreatedAt.IsZero())
 
-	got, err := f.GetExpense(ctx, e.ID)
+	got, err := f.getExpense(e.ID)
 	require.NoError(t, err)
 	require.Equal(t, e, got)
 	require.Equal(t, "25.00", got.Splits[1].Amount.String())
@@ -103,7 +103,7 @@ func TestAmountsRoundTripExactly(t *testing.T) {
 				Splits: []store.Split{{UserID: "2", UserName: "B", Amount: a}},
 			}, "")
 			require.NoError(t, err)
-			got, err := f.GetExpense(ctx, e.ID)
+			got, err := f.getExpense(e.ID)
 			require.NoError(t, err)
 			require.Equal(t, tc.amount, got.Amount.String())
 			require.Equal(t, tc.amount, got.Splits[0].Amount.String())

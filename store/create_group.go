@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/money"
 )
@@ -34,16 +32,14 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	if err != nil {
 		return Group{}, Member{}, err
 	}
+	ledgerRec := ledgerRecord{itemKey: itemKey{PK: groupPK(g.ID), SK: skLedger}, MemberIDs: []string{in.Creator.UserID}}
 	items := make([]types.TransactWriteItem, 0, 3)
-	for _, rec := range []any{g.record(), ledgerRecord{PK: groupPK(g.ID), SK: skLedger, MemberIDs: []string{in.Creator.UserID}}, mrec} {
-		av, err := attributevalue.MarshalMap(rec)
+	for _, rec := range []any{g.record(), ledgerRec, mrec} {
+		put, err := s.putNew(rec, "group")
 		if err != nil {
-			return Group{}, Member{}, fmt.Errorf("encode group: %w", err)
+			return Group{}, Member{}, err
 		}
-		items = append(items, types.TransactWriteItem{Put: &types.Put{
-			TableName: &s.table, Item: av,
-			ConditionExpression: aws.String("attribute_not_exists(PK)"),
-		}})
+		items = append(items, put)
 	}
 	if err := s.transactWrite(ctx, items); err != nil {
 		return Group{}, Member{}, fmt.Errorf("create group: %w", err)

@@ -16,11 +16,11 @@ func TestCreateGroup(t *testing.T) {
 	require.Equal(t, "111", m.UserID)
 	require.Equal(t, g.ID, m.GroupID)
 
-	got, err := f.GetGroup(ctx, g.ID) // access pattern 1
+	got, err := f.getGroup(g.ID) // access pattern 1
 	require.NoError(t, err)
 	require.Equal(t, g, got)
 
-	member, err := f.GetMember(ctx, g.ID, "111")
+	member, err := f.getMember(g.ID, "111")
 	require.NoError(t, err)
 	require.Equal(t, m, member)
 }
@@ -29,12 +29,6 @@ func TestCreateGroupRejectsNonTelegramUserID(t *testing.T) {
 	f := newFixture(t)
 	_, _, err := f.CreateGroup(ctx, store.NewGroup{Title: "Trip", Currency: usd, Creator: user("alice")})
 	require.Error(t, err)
-}
-
-func TestGetGroupMissing(t *testing.T) {
-	f := newFixture(t)
-	_, err := f.GetGroup(ctx, "00000000-0000-0000-0000-000000000000")
-	require.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func TestGetGroups(t *testing.T) {

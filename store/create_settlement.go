@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/ledger"
 )
@@ -25,16 +23,13 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	if st.Status == SettlementCompleted {
 		st.CompletedAt = &st.CreatedAt
 	}
-	av, err := attributevalue.MarshalMap(st.record())
+	put, err := s.putNew(st.record(), "settlement")
 	if err != nil {
-		return Settlement{}, fmt.Errorf("encode settlement: %w", err)
+		return Settlement{}, err
 	}
 	items := []types.TransactWriteItem{
 		{ConditionCheck: s.membersCheck(st.GroupID, []string{st.FromUserID, st.ToUserID})},
-		{Put: &types.Put{
-			TableName: &s.table, Item: av,
-			ConditionExpression: aws.String("attribute_not_exists(PK)"),
-		}},
+		put,
 	}
 	if st.Status == SettlementCompleted {
 		items[0] = s.ledgerUpdate(st.GroupID, []string{st.FromUserID, st.ToUserID}, st.Amount.Currency())

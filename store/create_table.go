@@ -51,7 +51,7 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 // TimeToLive is the table's TTL setting: items with a `ttl` attribute (epoch
 // seconds) expire, such as idempotency records.
 func TimeToLive() *types.TimeToLiveSpecification {
-	return &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}
+	return &types.TimeToLiveSpecification{AttributeName: aws.String(attrTTL), Enabled: aws.Bool(true)}
 }
 
 // EnsureTable creates the table if it does not exist and waits until it is

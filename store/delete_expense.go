@@ -21,7 +21,7 @@ func (s *Store) DeleteExpense(ctx context.Context, e Expense) error {
 	items := []types.TransactWriteItem{
 		{Delete: &types.Delete{
 			TableName: &s.table, Key: tableKey(groupPK(e.GroupID), expenseSK(formatTime(e.CreatedAt), e.ID)),
-			ConditionExpression: aws.String("attribute_exists(PK)"),
+			ConditionExpression: aws.String(condItemExists),
 		}},
 		s.ledgerUpdate(e.GroupID, e.involvedUsers(), e.Amount.Currency()),
 		s.balancesUpdate(e.GroupID, delta.Negate()),

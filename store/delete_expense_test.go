@@ -15,7 +15,7 @@ func TestDeleteExpense(t *testing.T) {
 
 	require.NoError(t, f.DeleteExpense(ctx, e))
 
-	_, err := f.GetExpense(ctx, e.ID)
+	_, err := f.getExpense(e.ID)
 	require.ErrorIs(t, err, store.ErrNotFound)
 	shares, err := f.ListParticipants(ctx, g.ID, e.ID)
 	require.NoError(t, err)

@@ -93,12 +93,7 @@ type ExpenseRef struct {
 
 // expenseRecord is the GROUP#<groupId> / TX#<createdAt>#<id> item.
 type expenseRecord struct {
-	PK          string                `dynamodbav:"PK"`
-	SK          string                `dynamodbav:"SK"`
-	GSI2PK      string                `dynamodbav:"GSI2PK"`
-	GSI2SK      string                `dynamodbav:"GSI2SK"`
-	GSI3PK      string                `dynamodbav:"GSI3PK"`
-	GSI3SK      string                `dynamodbav:"GSI3SK"`
+	itemKey
 	ID          string                `dynamodbav:"id"`
 	GroupID     string                `dynamodbav:"groupId"`
 	PayerID     string                `dynamodbav:"payerId"`
@@ -142,9 +137,11 @@ func (e *Expense) record() expenseRecord {
 		payers[i] = paymentRecord{UserID: p.UserID, UserName: p.UserName, Amount: amountNumber(p.Amount)}
 	}
 	return expenseRecord{
-		PK: groupPK(e.GroupID), SK: expenseSK(ts, e.ID),
-		GSI2PK: expenseGSI2PK(e.ID), GSI2SK: e.GroupID,
-		GSI3PK: userKey(e.PayerID), GSI3SK: expenseSK(ts, e.ID),
+		itemKey: itemKey{
+			PK: groupPK(e.GroupID), SK: expenseSK(ts, e.ID),
+			GSI2PK: expenseGSI2PK(e.ID), GSI2SK: e.GroupID,
+			GSI3PK: userKey(e.PayerID), GSI3SK: expenseSK(ts, e.ID),
+		},
 		ID: e.ID, GroupID: e.GroupID, PayerID: e.PayerID, PayerName: e.PayerName,
 		Amount: amountNumber(e.Amount), Currency: e.Amount.Currency().Code(),
 		Description: e.Description, SplitType: string(e.SplitType), Splits: splits, Payers: payers,
@@ -226,12 +223,7 @@ func (sh *Share) ExpenseRef() ExpenseRef {
 
 // participantRecord is the GROUP#<groupId> / PART#<expenseId>#<userId> item.
 type participantRecord struct {
-	PK          string                `dynamodbav:"PK"`
-	SK          string                `dynamodbav:"SK"`
-	GSI1PK      string                `dynamodbav:"GSI1PK,omitempty"`
-	GSI1SK      string                `dynamodbav:"GSI1SK,omitempty"`
-	GSI3PK      string                `dynamodbav:"GSI3PK,omitempty"`
-	GSI3SK      string                `dynamodbav:"GSI3SK,omitempty"`
+	itemKey
 	ExpenseID   string                `dynamodbav:"expenseId"`
 	GroupID     string                `dynamodbav:"groupId"`
 	GroupTitle  string                `dynamodbav:"groupTitle"`
@@ -278,7 +270,7 @@ func (e *Expense) participantRecords(groupTitle string) []participantRecord {
 			p = a
 		}
 		rec := participantRecord{
-			PK: groupPK(e.GroupID), SK: participantSK(e.ID, u),
+			itemKey:   itemKey{PK: groupPK(e.GroupID), SK: participantSK(e.ID, u)},
 			ExpenseID: e.ID, GroupID: e.GroupID, GroupTitle: groupTitle, UserID: u, UserName: names[u],
 			Amount: amountNumber(share), Currency: cur.Code(),
 			PayerID: e.PayerID, PayerName: e.PayerName, Description: e.Description,

@@ -34,11 +34,44 @@ type fixture struct {
 	t *testing.T
 }
 
+func dynamotestClient(t *testing.T) *dynamodb.Client { return dynamotest.Client(t) }
+
 func newFixture(t *testing.T, optFns ...func(*dynamodb.Options)) fixture {
 	t.Helper()
 	c := &clock{t: time.Date(2024, 1, 20, 18, 30, 0, 0, time.UTC)}
 	s := store.New(dynamotest.Client(t, optFns...), dynamotest.Table(t), store.Options{CursorSecret: []byte("k"), Now: c.Now})
 	return fixture{Store: s, t: t}
+}
+
+// The single-item reads the tests make, through the batch reads the API
+// uses: a missing item is ErrNotFound.
+
+func (f fixture) getExpense(id string) (store.Expense, error) {
+	return only(f.GetExpenses(ctx, []store.ExpenseRef{{ID: id}}))
+}
+
+func (f fixture) getSettlement(id string) (store.Settlement, error) {
+	return only(f.GetSettlements(ctx, []store.SettlementRef{{ID: id}}))
+}
+
+func (f fixture) getGroup(id string) (store.Group, error) {
+	return only(f.GetGroups(ctx, []string{id}))
+}
+
+func (f fixture) getMember(groupID, userID string) (store.Member, error) {
+	return only(f.GetMembers(ctx, []store.MemberKey{{GroupID: groupID, UserID: userID}}))
+}
+
+// only is the result of a batch read of one key.
+func only[T any](found []*T, err error) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	if found[0] == nil {
+		return zero, store.ErrNotFound
+	}
+	return *found[0], nil
 }
 
 var usd = money.MustCurrency("USD")

@@ -7,19 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestGetExpenseByID(t *testing.T) {
-	f := newFixture(t)
-	g := f.group("1", "2")
-	e := f.expense(g, "1", "10.00", "1", "2")
-
-	got, err := f.GetExpense(ctx, e.ID) // access pattern 7
-	require.NoError(t, err)
-	require.Equal(t, e, got)
-
-	_, err = f.GetExpense(ctx, "missing")
-	require.ErrorIs(t, err, store.ErrNotFound)
-}
-
 func TestGetExpenses(t *testing.T) {
 	f := newFixture(t)
 	g := f.group("1", "2")

@@ -6,11 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// GetMember reads one membership (access pattern 3).
-func (s *Store) GetMember(ctx context.Context, groupID, userID string) (Member, error) {
-	return s.getMember(ctx, groupID, userID, false)
-}
-
+// getMember reads one membership (access pattern 3), strongly consistent
+// when a write just changed it.
 func (s *Store) getMember(ctx context.Context, groupID, userID string, consistent bool) (Member, error) {
 	item, ok, err := s.getItem(ctx, groupPK(groupID), memberSK(userID), consistent)
 	if err != nil {

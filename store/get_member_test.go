@@ -8,18 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestGetMember(t *testing.T) {
-	f := newFixture(t)
-	g := f.group("1", "2")
-
-	m, err := f.GetMember(ctx, g.ID, "2") // access pattern 3
-	require.NoError(t, err)
-	require.Equal(t, store.Member{GroupID: g.ID, UserID: "2", Name: "User 2", Username: "u2", JoinedAt: m.JoinedAt}, m)
-
-	_, err = f.GetMember(ctx, g.ID, "3")
-	require.ErrorIs(t, err, store.ErrNotFound)
-}
-
 func TestGetMembersAcrossBatches(t *testing.T) {
 	f := newFixture(t)
 	users := make([]string, 120)

@@ -14,23 +14,8 @@ type SettlementRef struct {
 	CreatedAt time.Time
 }
 
-// GetSettlement reads a settlement by id through GSI2 (access pattern 8).
-func (s *Store) GetSettlement(ctx context.Context, settlementID string) (Settlement, error) {
-	item, err := s.lookupGSI2(ctx, settlementGSI2PK(settlementID))
-	if err != nil {
-		return Settlement{}, err
-	}
-	if item == nil {
-		return Settlement{}, notFoundf("settlement %s", settlementID)
-	}
-	sts, err := decodeAll([]map[string]types.AttributeValue{item}, (*settlementRecord).settlement)
-	if err != nil {
-		return Settlement{}, err
-	}
-	return sts[0], nil
-}
-
-// GetSettlements reads many settlements, aligned with refs (nil where missing).
+// GetSettlements reads many settlements, aligned with refs (nil where
+// missing), by key or by id through GSI2 (access pattern 8) as GetExpenses does.
 func (s *Store) GetSettlements(ctx context.Context, refs []SettlementRef) ([]*Settlement, error) {
 	items, err := s.getByRefs(ctx, len(refs), func(i int) (string, map[string]types.AttributeValue) {
 		r := refs[i]

@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/fracti/api/money"
@@ -36,8 +35,7 @@ const (
 
 // groupRecord is the GROUP#<id> / METADATA item.
 type groupRecord struct {
-	PK          string `dynamodbav:"PK"`
-	SK          string `dynamodbav:"SK"`
+	itemKey
 	ID          string `dynamodbav:"id"`
 	ChatID      string `dynamodbav:"chatId,omitempty"`
 	Title       string `dynamodbav:"title"`
@@ -47,6 +45,14 @@ type groupRecord struct {
 	// SettlementConfirmation is omitted for ConfirmByRecipient.
 	SettlementConfirmation string `dynamodbav:"settlementConfirmation,omitempty"`
 }
+
+// Attributes of the group and ledger items that expressions name.
+const (
+	attrMemberCount = "memberCount"
+	attrMemberIDs   = "memberIds"
+	attrCurrencies  = "currencies"
+	attrVersion     = "version"
+)
 
 // ledgerRecord is the GROUP#<id> / LEDGER item: the ids of the current
 // members, so that one condition on one item can require that every user an
@@ -58,8 +64,7 @@ type groupRecord struct {
 // changed since the balances were read; currencies lists the group's
 // BALANCES#<currency> items.
 type ledgerRecord struct {
-	PK         string   `dynamodbav:"PK"`
-	SK         string   `dynamodbav:"SK"`
+	itemKey
 	MemberIDs  []string `dynamodbav:"memberIds,stringset,omitempty"`
 	Currencies []string `dynamodbav:"currencies,stringset,omitempty"`
 	Version    int64    `dynamodbav:"version"`
@@ -67,7 +72,9 @@ type ledgerRecord struct {
 
 func (g Group) record() groupRecord {
 	r := groupRecord{
-		PK: groupPK(g.ID), SK: skMetadata,
+		itemKey: itemKey{
+			PK: groupPK(g.ID), SK: skMetadata,
+		},
 		ID: g.ID, ChatID: g.ChatID, Title: g.Title, Currency: g.Currency.Code(),
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
 	}
@@ -96,6 +103,3 @@ func (r *groupRecord) group() (Group, error) {
 	}
 	return g, nil
 }
-
-// groupIDFromPK reads the group id out of a GROUP#<id> partition key.
-func groupIDFromPK(pk string) string { return strings.TrimPrefix(pk, prefixGroup) }

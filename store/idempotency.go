@@ -22,8 +22,7 @@ const IdempotencyWindow = 24 * time.Hour
 // same transaction as what it records, and expires through the table's TTL
 // on `ttl` (and is ignored once expired, as TTL deletion lags).
 type idempotencyRecord struct {
-	PK          string `dynamodbav:"PK"`
-	SK          string `dynamodbav:"SK"`
+	itemKey
 	Kind        string `dynamodbav:"kind"` // "expense" or "settlement"
 	ResourceID  string `dynamodbav:"resourceId"`
 	GroupID     string `dynamodbav:"groupId"`
@@ -31,6 +30,12 @@ type idempotencyRecord struct {
 	Fingerprint string `dynamodbav:"fingerprint"`
 	TTL         int64  `dynamodbav:"ttl"`
 }
+
+// attrTTL is the attribute the table's TTL expires items by (epoch seconds).
+const attrTTL = "ttl"
+
+// idempotencyClaimable: no claim on the key, or only an expired one.
+var idempotencyClaimable = condItemAbsent + " OR #ttl < :now"
 
 // idempotencyPut is the transaction item that claims the key, unless an
 // unexpired claim exists.
@@ -43,8 +48,8 @@ func (s *Store) idempotencyPut(userID, key string, rec idempotencyRecord) (types
 	}
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName: &s.table, Item: av,
-		ConditionExpression:      aws.String("attribute_not_exists(PK) OR #ttl < :now"),
-		ExpressionAttributeNames: map[string]string{"#ttl": "ttl"},
+		ConditionExpression:      aws.String(idempotencyClaimable),
+		ExpressionAttributeNames: map[string]string{"#ttl": attrTTL},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":now": &types.AttributeValueMemberN{Value: strconv.FormatInt(s.now().Unix(), 10)},
 		},

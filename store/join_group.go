@@ -9,6 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
+// memberAbsent: the user was never a member, or has left.
+var memberAbsent = condItemAbsent + " OR " + attrExists(attrLeftAt)
+
 // JoinGroup makes the user a member of the group, or a member again after
 // leaving. Joining again is not an error: it returns the existing membership
 // with joined false. The
@@ -27,18 +30,18 @@ func (s *Store) JoinGroup(ctx context.Context, groupID string, nm NewMember) (m 
 	items := []types.TransactWriteItem{
 		{Put: &types.Put{
 			TableName: &s.table, Item: item,
-			ConditionExpression: aws.String("attribute_not_exists(PK) OR attribute_exists(leftAt)"),
+			ConditionExpression: aws.String(memberAbsent),
 		}},
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, skMetadata),
-			UpdateExpression:          aws.String("ADD memberCount :one"),
-			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			UpdateExpression:          aws.String("ADD " + attrMemberCount + " :one"),
+			ConditionExpression:       aws.String(condItemExists),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}},
 		}},
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, skLedger),
-			UpdateExpression:          aws.String("ADD memberIds :u"),
-			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			UpdateExpression:          aws.String("ADD " + attrMemberIDs + " :u"),
+			ConditionExpression:       aws.String(condItemExists),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":u": &types.AttributeValueMemberSS{Value: []string{nm.UserID}}},
 		}},
 	}

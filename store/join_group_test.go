@@ -24,7 +24,7 @@ func TestJoinGroup(t *testing.T) {
 	require.False(t, joined)
 	require.Equal(t, m, again)
 
-	got, err := f.GetGroup(ctx, g.ID)
+	got, err := f.getGroup(g.ID)
 	require.NoError(t, err)
 	require.Equal(t, 2, got.MemberCount)
 }
@@ -57,7 +57,7 @@ func TestJoinGroupConcurrently(t *testing.T) {
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	got, err := f.GetGroup(ctx, g.ID)
+	got, err := f.getGroup(g.ID)
 	require.NoError(t, err)
 	require.Equal(t, 21, got.MemberCount)
 	members := all(t, 100, func(a store.PageArgs) (store.Page[store.Member], error) { return f.ListMembers(ctx, g.ID, a) })

@@ -1,6 +1,14 @@
 package store
 
-// Every key format of the single table lives in this file, and only here.
+import (
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Every key format of the single table lives in this file, and only here:
+// the key attributes every record embeds (itemKey), the builders, and beside
+// a builder the parser that reads its key back, where anything does.
 //
 //	item                 PK                  SK                               GSI1PK / GSI1SK                  GSI2PK / GSI2SK              GSI3PK / GSI3SK
 //	group                GROUP#<groupId>     METADATA
@@ -61,7 +69,44 @@ const (
 	prefixBalances  = "BALANCES#"
 )
 
+// itemKey is the key attributes every record embeds; attributevalue
+// flattens it into the item. A GSI key is written only when set, so an item
+// is listed in an index exactly while it has that index's keys (a former
+// member's membership drops out of GSI1).
+type itemKey struct {
+	PK     string
+	SK     string
+	GSI1PK string `dynamodbav:",omitempty"`
+	GSI1SK string `dynamodbav:",omitempty"`
+	GSI2PK string `dynamodbav:",omitempty"`
+	GSI2SK string `dynamodbav:",omitempty"`
+	GSI3PK string `dynamodbav:",omitempty"`
+	GSI3SK string `dynamodbav:",omitempty"`
+}
+
+// tableKey is the table key of the item at pk, sk, as reads and writes name it.
+func tableKey(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrPK: str(pk), attrSK: str(sk)}
+}
+
+// keyAttr reads a key attribute of a raw item, "" if it has none.
+func keyAttr(item map[string]types.AttributeValue, attr string) string {
+	v, _ := item[attr].(*types.AttributeValueMemberS)
+	if v == nil {
+		return ""
+	}
+	return v.Value
+}
+
 func groupPK(groupID string) string { return prefixGroup + groupID }
+
+// groupIDFromPK reads the group id out of a GROUP#<id> partition key.
+func groupIDFromPK(pk string) string { return strings.TrimPrefix(pk, prefixGroup) }
+
+// itemGroupID is the group of an item in a GROUP#<id> partition.
+func itemGroupID(item map[string]types.AttributeValue) string {
+	return groupIDFromPK(keyAttr(item, attrPK))
+}
 
 func userKey(userID string) string { return prefixUser + userID }
 
@@ -71,13 +116,23 @@ func groupGSI1SK(groupID string) string { return prefixGroup + groupID }
 
 func expenseSK(createdAt, expenseID string) string { return prefixTx + createdAt + "#" + expenseID }
 
+// isExpenseSK reports whether a sort key (SK or GSI3SK) is an expense's
+// TX#<createdAt>#<expenseId>.
+func isExpenseSK(sk string) bool { return strings.HasPrefix(sk, prefixTx) }
+
+// timelineOrder is what orders a TX# or SETTLE# sort key in time:
+// "<createdAt>#<id>", after the prefix.
+func timelineOrder(sk string) string {
+	_, rest, _ := strings.Cut(sk, "#")
+	return rest
+}
+
 func expenseGSI2PK(expenseID string) string { return prefixExpense + expenseID }
 
+// participantSK with no user is the prefix of all the expense's participants.
 func participantSK(expenseID, userID string) string {
 	return prefixPart + expenseID + "#" + userID
 }
-
-func participantsPrefix(expenseID string) string { return prefixPart + expenseID + "#" }
 
 func owesGSI1SK(createdAt, expenseID string) string { return prefixOwes + createdAt + "#" + expenseID }
 
@@ -88,6 +143,9 @@ func settlementSK(createdAt, settlementID string) string {
 func settlementGSI2PK(settlementID string) string { return prefixSettlemnt + settlementID }
 
 func tokenPK(hash string) string { return prefixToken + hash }
+
+// tokenHashFromPK reads the hash out of a TOKEN#<sha256> partition key.
+func tokenHashFromPK(pk string) string { return strings.TrimPrefix(pk, prefixToken) }
 
 func tokenGSI1SK(createdAt, hash string) string { return prefixToken + createdAt + "#" + hash }
 

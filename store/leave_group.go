@@ -49,30 +49,44 @@ func (s *Store) LeaveGroup(ctx context.Context, groupID, userID string) (Member,
 
 var errLedgerMoved = fmt.Errorf("ledger changed")
 
+// The expressions of leaving.
+var (
+	// memberLeave marks the membership ended and takes it out of the user's
+	// groups (GSI1).
+	memberLeave     = "SET " + attrLeftAt + " = :now REMOVE " + attrGSI1PK + ", " + attrGSI1SK
+	memberCurrent   = condItemExists + " AND " + memberNotLeft
+	ledgerForget    = "DELETE " + attrMemberIDs + " :u ADD " + attrVersion + " :one"
+	ledgerHasMember = attrContains(attrMemberIDs, ":id")
+	// ledgerAtVersion: nothing changed the balances since they were read; a
+	// ledger no write has bumped yet may have no version at all.
+	ledgerAtVersion     = attrVersion + " = :v"
+	ledgerAtVersionZero = "(" + attrNotExists(attrVersion) + " OR " + ledgerAtVersion + ")"
+)
+
 func (s *Store) leave(ctx context.Context, groupID, userID string, version int64) (Member, error) {
 	now := formatTime(s.stamp())
 	pk := groupPK(groupID)
-	versionCond := "version = :v"
+	versionCond := ledgerAtVersion
 	if version == 0 {
-		versionCond = "(attribute_not_exists(version) OR version = :v)"
+		versionCond = ledgerAtVersionZero
 	}
 	items := []types.TransactWriteItem{
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, memberSK(userID)),
-			UpdateExpression:          aws.String("SET leftAt = :now REMOVE GSI1PK, GSI1SK"),
-			ConditionExpression:       aws.String("attribute_exists(PK) AND attribute_not_exists(leftAt)"),
+			UpdateExpression:          aws.String(memberLeave),
+			ConditionExpression:       aws.String(memberCurrent),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":now": str(now)},
 		}},
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, skMetadata),
-			UpdateExpression:          aws.String("ADD memberCount :minus"),
-			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			UpdateExpression:          aws.String("ADD " + attrMemberCount + " :minus"),
+			ConditionExpression:       aws.String(condItemExists),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":minus": &types.AttributeValueMemberN{Value: "-1"}},
 		}},
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, skLedger),
-			UpdateExpression:    aws.String("DELETE memberIds :u ADD version :one"),
-			ConditionExpression: aws.String("contains(memberIds, :id) AND " + versionCond),
+			UpdateExpression:    aws.String(ledgerForget),
+			ConditionExpression: aws.String(ledgerHasMember + " AND " + versionCond),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":u":   &types.AttributeValueMemberSS{Value: []string{userID}},
 				":id":  str(userID),

@@ -21,7 +21,7 @@ func TestLeaveGroup(t *testing.T) {
 	m, err := f.LeaveGroup(ctx, g.ID, "3") // never involved: zero
 	require.NoError(t, err)
 	require.NotNil(t, m.LeftAt)
-	got, err := f.GetGroup(ctx, g.ID)
+	got, err := f.getGroup(g.ID)
 	require.NoError(t, err)
 	require.Equal(t, 2, got.MemberCount)
 	members := all(t, 10, func(a store.PageArgs) (store.Page[store.Member], error) { return f.ListMembers(ctx, g.ID, a) })
@@ -29,7 +29,7 @@ func TestLeaveGroup(t *testing.T) {
 	groups, err := f.ListUserGroups(ctx, "3", store.PageArgs{First: 5})
 	require.NoError(t, err)
 	require.Empty(t, groups.Items)
-	former, err := f.GetMember(ctx, g.ID, "3")
+	former, err := f.getMember(g.ID, "3")
 	require.NoError(t, err)
 	require.False(t, former.Active(), "the membership stays, marked as ended")
 
@@ -50,7 +50,7 @@ func TestLeaveGroup(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, joined)
 	require.True(t, m.Active())
-	got, err = f.GetGroup(ctx, g.ID)
+	got, err = f.getGroup(g.ID)
 	require.NoError(t, err)
 	require.Equal(t, 2, got.MemberCount)
 }
@@ -96,7 +96,7 @@ func TestLeaveRacesExpenses(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	m, err := f.GetMember(ctx, g.ID, "2")
+	m, err := f.getMember(g.ID, "2")
 	require.NoError(t, err)
 	nets := f.nets(g.ID)
 	if !m.Active() {

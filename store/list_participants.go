@@ -2,19 +2,18 @@ package store
 
 import (
 	"context"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"math"
 )
 
-// ListParticipants reads an expense's participant records: every beneficiary
-// other than the payer (access pattern 6).
+// ListParticipants reads an expense's participant records: every user the
+// expense involves other than its main payer (access pattern 6).
 func (s *Store) ListParticipants(ctx context.Context, groupID, expenseID string) ([]Share, error) {
-	items, err := s.queryAll(ctx, listQuery{
+	items, err := s.collect(ctx, listQuery{
 		list:    "participants:" + expenseID,
-		keyCond: "PK = :pk AND begins_with(SK, :prefix)",
-		values:  map[string]types.AttributeValue{":pk": str(groupPK(groupID)), ":prefix": str(participantsPrefix(expenseID))},
+		keyCond: tablePrefixCond,
+		values:  prefixValues(groupPK(groupID), participantSK(expenseID, "")),
 		forward: true,
-	})
+	}, nil, math.MaxInt32)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -83,7 +82,7 @@ func (s *Store) decodeActivities(ctx context.Context, items []map[string]types.A
 	var txAt []int
 	page.Items = make([]Activity, len(items))
 	for i, it := range items {
-		if sk, _ := it[attrGSI3SK].(*types.AttributeValueMemberS); sk != nil && strings.HasPrefix(sk.Value, prefixTx) {
+		if isExpenseSK(keyAttr(it, attrGSI3SK)) {
 			txItems, txAt = append(txItems, it), append(txAt, i)
 			continue
 		}
@@ -112,13 +111,7 @@ func (s *Store) decodeActivities(ctx context.Context, items []map[string]types.A
 	return nil
 }
 
-// activityOrder is the part of an activity's GSI3 sort key that orders the
-// timeline: "<createdAt>#<id>" after the TX# or SETTLE# prefix.
+// activityOrder orders the timeline by the activity's GSI3 sort key.
 func activityOrder(item map[string]types.AttributeValue) string {
-	sk, _ := item[attrGSI3SK].(*types.AttributeValueMemberS)
-	if sk == nil {
-		return ""
-	}
-	_, rest, _ := strings.Cut(sk.Value, "#")
-	return rest
+	return timelineOrder(keyAttr(item, attrGSI3SK))
 }

@@ -1,10 +1,6 @@
 package store
 
-import (
-	"context"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-)
+import "context"
 
 // ListUserGroups pages through the user's memberships, one per group
 // (access pattern 9). Each carries the group id; the group itself is read
@@ -13,8 +9,8 @@ func (s *Store) ListUserGroups(ctx context.Context, userID string, args PageArgs
 	return listPage(ctx, s, listQuery{
 		list:    "user-groups:" + userID,
 		index:   indexGSI1,
-		keyCond: "GSI1PK = :pk AND begins_with(GSI1SK, :prefix)",
-		values:  map[string]types.AttributeValue{":pk": str(userKey(userID)), ":prefix": str(prefixGroup)},
+		keyCond: gsi1PrefixCond,
+		values:  prefixValues(userKey(userID), prefixGroup),
 		forward: true,
 		keys:    gsi1Keys,
 	}, args, (*memberRecord).member)

@@ -1,10 +1,6 @@
 package store
 
-import (
-	"context"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-)
+import "context"
 
 // ListUserShares pages through the expenses the user owes on (their share
 // exceeds what they paid) in the groups they are in, newest first (access
@@ -13,8 +9,8 @@ func (s *Store) ListUserShares(ctx context.Context, userID string, args PageArgs
 	return listPage(ctx, s, listQuery{
 		list:    "user-owes:" + userID,
 		index:   indexGSI1,
-		keyCond: "GSI1PK = :pk AND begins_with(GSI1SK, :prefix)",
-		values:  map[string]types.AttributeValue{":pk": str(userKey(userID)), ":prefix": str(prefixOwes)},
+		keyCond: gsi1PrefixCond,
+		values:  prefixValues(userKey(userID), prefixOwes),
 		keys:    gsi1Keys,
 		keep:    s.inCurrentGroups(userID),
 	}, args, (*participantRecord).share)

@@ -38,12 +38,19 @@ type NewMember struct {
 	AvatarURL string
 }
 
+// Attributes of the membership item that expressions name.
+const (
+	attrLeftAt = "leftAt"
+	attrWallet = "wallet"
+)
+
+// memberNotLeft is true of a membership that has not ended.
+var memberNotLeft = attrNotExists(attrLeftAt)
+
 // memberRecord is the GROUP#<groupId> / USER#<userId> item.
+// Its GSI1 keys are removed when the user leaves.
 type memberRecord struct {
-	PK         string `dynamodbav:"PK"`
-	SK         string `dynamodbav:"SK"`
-	GSI1PK     string `dynamodbav:"GSI1PK,omitempty"` // removed when the user leaves
-	GSI1SK     string `dynamodbav:"GSI1SK,omitempty"`
+	itemKey
 	ID         string `dynamodbav:"id"`
 	TelegramID int64  `dynamodbav:"telegramId"`
 	Name       string `dynamodbav:"name"`
@@ -60,8 +67,10 @@ func newMemberRecord(groupID string, m NewMember, joined time.Time) (memberRecor
 		return memberRecord{}, fmt.Errorf("user id %q is not a Telegram user id", m.UserID)
 	}
 	return memberRecord{
-		PK: groupPK(groupID), SK: memberSK(m.UserID),
-		GSI1PK: userKey(m.UserID), GSI1SK: groupGSI1SK(groupID),
+		itemKey: itemKey{
+			PK: groupPK(groupID), SK: memberSK(m.UserID),
+			GSI1PK: userKey(m.UserID), GSI1SK: groupGSI1SK(groupID),
+		},
 		ID: m.UserID, TelegramID: tgID, Name: m.Name, Username: m.Username,
 		AvatarURL: m.AvatarURL, JoinedAt: formatTime(joined),
 	}, nil

@@ -123,11 +123,6 @@ func (s *Store) collect(ctx context.Context, q listQuery, start map[string]types
 	return items, nil
 }
 
-// queryAll reads every item of q (for bounded lists such as one expense's participants).
-func (s *Store) queryAll(ctx context.Context, q listQuery) ([]map[string]types.AttributeValue, error) {
-	return s.collect(ctx, q, nil, int(^uint32(0)>>1))
-}
-
 // decodePage unmarshals raw items into records and converts them.
 func decodePage[R any, T any](items []map[string]types.AttributeValue, cursors []string, hasNext bool, after string, conv func(*R) (T, error)) (Page[T], error) {
 	out, err := decodeAll(items, conv)

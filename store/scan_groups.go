@@ -17,8 +17,8 @@ func (s *Store) ScanGroupIDs(ctx context.Context) ([]string, error) {
 	for {
 		out, err := s.db.Scan(ctx, &dynamodb.ScanInput{
 			TableName:                 &s.table,
-			FilterExpression:          aws.String("SK = :meta"),
-			ProjectionExpression:      aws.String("PK"),
+			FilterExpression:          aws.String(attrSK + " = :meta"),
+			ProjectionExpression:      aws.String(attrPK),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":meta": str(skMetadata)},
 			ExclusiveStartKey:         start,
 		})

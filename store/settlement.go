@@ -47,14 +47,16 @@ type Settlement struct {
 // Currency is the currency of the settlement's amount.
 func (st *Settlement) Currency() money.Currency { return st.Amount.Currency() }
 
+// Attributes of the settlement item that expressions name.
+const (
+	attrStatus      = "status"
+	attrTxHash      = "txHash"
+	attrCompletedAt = "completedAt"
+)
+
 // settlementRecord is the GROUP#<groupId> / SETTLE#<createdAt>#<id> item.
 type settlementRecord struct {
-	PK           string                `dynamodbav:"PK"`
-	SK           string                `dynamodbav:"SK"`
-	GSI2PK       string                `dynamodbav:"GSI2PK"`
-	GSI2SK       string                `dynamodbav:"GSI2SK"`
-	GSI3PK       string                `dynamodbav:"GSI3PK"`
-	GSI3SK       string                `dynamodbav:"GSI3SK"`
+	itemKey
 	ID           string                `dynamodbav:"id"`
 	GroupID      string                `dynamodbav:"groupId"`
 	FromUserID   string                `dynamodbav:"fromUserId"`
@@ -73,9 +75,11 @@ type settlementRecord struct {
 func (st *Settlement) record() settlementRecord {
 	ts := formatTime(st.CreatedAt)
 	r := settlementRecord{
-		PK: groupPK(st.GroupID), SK: settlementSK(ts, st.ID),
-		GSI2PK: settlementGSI2PK(st.ID), GSI2SK: st.GroupID,
-		GSI3PK: userKey(st.FromUserID), GSI3SK: settlementSK(ts, st.ID),
+		itemKey: itemKey{
+			PK: groupPK(st.GroupID), SK: settlementSK(ts, st.ID),
+			GSI2PK: settlementGSI2PK(st.ID), GSI2SK: st.GroupID,
+			GSI3PK: userKey(st.FromUserID), GSI3SK: settlementSK(ts, st.ID),
+		},
 		ID: st.ID, GroupID: st.GroupID,
 		FromUserID: st.FromUserID, FromUserName: st.FromUserName,
 		ToUserID: st.ToUserID, ToUserName: st.ToUserName,

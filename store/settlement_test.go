@@ -14,14 +14,14 @@ func TestCreateAndGetSettlement(t *testing.T) {
 	st := f.settle(g, "2", "1", "25.00", store.SettlementPending)
 	require.Nil(t, st.CompletedAt)
 
-	got, err := f.GetSettlement(ctx, st.ID) // access pattern 8
+	got, err := f.getSettlement(st.ID) // access pattern 8
 	require.NoError(t, err)
 	require.Equal(t, st, got)
 
 	done := f.settle(g, "2", "1", "5.00", store.SettlementCompleted)
 	require.Equal(t, done.CreatedAt, *done.CompletedAt)
 
-	_, err = f.GetSettlement(ctx, "missing")
+	_, err = f.getSettlement("missing")
 	require.ErrorIs(t, err, store.ErrNotFound)
 
 	batch, err := f.GetSettlements(ctx, []store.SettlementRef{{ID: done.ID}, {ID: st.ID, GroupID: g.ID, CreatedAt: st.CreatedAt}, {ID: "missing"}})
@@ -69,7 +69,7 @@ func TestUpdateSettlementTransitions(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tc.to, got.Status)
 			require.Equal(t, tc.to == completed, got.CompletedAt != nil)
-			stored, err := f.GetSettlement(ctx, st.ID)
+			stored, err := f.getSettlement(st.ID)
 			require.NoError(t, err)
 			require.Equal(t, got, stored)
 		})

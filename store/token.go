@@ -24,10 +24,7 @@ type Token struct {
 
 // tokenRecord is the TOKEN#<sha256> / TOKEN item, also listed under the user in GSI1.
 type tokenRecord struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	GSI1PK    string `dynamodbav:"GSI1PK"`
-	GSI1SK    string `dynamodbav:"GSI1SK"`
+	itemKey
 	UserID    string `dynamodbav:"userId"`
 	Name      string `dynamodbav:"name"`
 	Username  string `dynamodbav:"username,omitempty"`
@@ -41,7 +38,7 @@ func (r *tokenRecord) token() (Token, error) {
 		return Token{}, fmt.Errorf("token createdAt: %w", err)
 	}
 	return Token{
-		Hash: r.PK[len(prefixToken):], UserID: r.UserID, Name: r.Name,
+		Hash: tokenHashFromPK(r.PK), UserID: r.UserID, Name: r.Name,
 		Username: r.Username, Label: r.Label, CreatedAt: created,
 	}, nil
 }
@@ -51,8 +48,10 @@ func (s *Store) CreateToken(ctx context.Context, t Token) (Token, error) {
 	t.CreatedAt = s.stamp()
 	ts := formatTime(t.CreatedAt)
 	av, err := attributevalue.MarshalMap(tokenRecord{
-		PK: tokenPK(t.Hash), SK: skToken,
-		GSI1PK: userKey(t.UserID), GSI1SK: tokenGSI1SK(ts, t.Hash),
+		itemKey: itemKey{
+			PK: tokenPK(t.Hash), SK: skToken,
+			GSI1PK: userKey(t.UserID), GSI1SK: tokenGSI1SK(ts, t.Hash),
+		},
 		UserID: t.UserID, Name: t.Name, Username: t.Username, Label: t.Label, CreatedAt: ts,
 	})
 	if err != nil {
@@ -60,7 +59,7 @@ func (s *Store) CreateToken(ctx context.Context, t Token) (Token, error) {
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: &s.table, Item: av,
-		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		ConditionExpression: aws.String(condItemAbsent),
 	})
 	if IsCondCheckFailed(err) {
 		return Token{}, conflictf("a token with this hash already exists")

@@ -33,7 +33,7 @@ func TestTransactionConflictsAreRetried(t *testing.T) {
 	require.NoError(t, err)
 	e, err := f.CreateExpense(ctx, g.Title, equalExpense(g, "1", "5.00", "1"), "")
 	require.NoError(t, err)
-	got, err := f.GetExpense(ctx, e.ID)
+	got, err := f.getExpense(e.ID)
 	require.NoError(t, err)
 	require.Equal(t, e.ID, got.ID)
 }

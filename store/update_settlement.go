@@ -28,6 +28,9 @@ func CanBecome(from, to SettlementStatus) bool {
 	return false
 }
 
+// settlementUnchanged: the settlement is still there, in the status it was read in.
+var settlementUnchanged = condItemExists + " AND #status = :current"
+
 // UpdateSettlement applies change to st, on condition that the stored
 // settlement is still in the status st has, so that of two concurrent changes
 // only one succeeds; the other gets ErrConflict. A completed or failed
@@ -49,7 +52,7 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 		if *change.Status == SettlementCompleted {
 			now := s.stamp()
 			updated.CompletedAt = &now
-			sets = append(sets, "completedAt = :completedAt")
+			sets = append(sets, attrCompletedAt+" = :completedAt")
 			values[":completedAt"] = str(formatTime(now))
 		}
 	}
@@ -58,7 +61,7 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 			return Settlement{}, conflictf("the transaction hash of a %s settlement cannot change", st.Status)
 		}
 		updated.TxHash = *change.TxHash
-		sets = append(sets, "txHash = :txHash")
+		sets = append(sets, attrTxHash+" = :txHash")
 		values[":txHash"] = str(*change.TxHash)
 	}
 	if len(sets) == 0 {
@@ -68,8 +71,8 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 		TableName:                 &s.table,
 		Key:                       tableKey(groupPK(st.GroupID), settlementSK(formatTime(st.CreatedAt), st.ID)),
 		UpdateExpression:          aws.String("SET " + strings.Join(sets, ", ")),
-		ConditionExpression:       aws.String("attribute_exists(PK) AND #status = :current"),
-		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ConditionExpression:       aws.String(settlementUnchanged),
+		ExpressionAttributeNames:  map[string]string{"#status": attrStatus},
 		ExpressionAttributeValues: values,
 	}}}
 	if updated.Status == SettlementCompleted && st.Status != SettlementCompleted {

@@ -14,13 +14,13 @@ func (s *Store) UpdateWallet(ctx context.Context, groupID, userID, wallet string
 	in := &dynamodb.UpdateItemInput{
 		TableName:           &s.table,
 		Key:                 tableKey(groupPK(groupID), memberSK(userID)),
-		ConditionExpression: aws.String("attribute_exists(PK)"),
+		ConditionExpression: aws.String(condItemExists),
 		ReturnValues:        types.ReturnValueAllNew,
 	}
 	if wallet == "" {
-		in.UpdateExpression = aws.String("REMOVE wallet")
+		in.UpdateExpression = aws.String("REMOVE " + attrWallet)
 	} else {
-		in.UpdateExpression = aws.String("SET wallet = :w")
+		in.UpdateExpression = aws.String("SET " + attrWallet + " = :w")
 		in.ExpressionAttributeValues = map[string]types.AttributeValue{":w": str(wallet)}
 	}
 	out, err := s.db.UpdateItem(ctx, in)

@@ -15,7 +15,7 @@ func TestUpdateWallet(t *testing.T) {
 	m, err := f.UpdateWallet(ctx, g.ID, "1", wallet)
 	require.NoError(t, err)
 	require.Equal(t, wallet, m.Wallet)
-	got, err := f.GetMember(ctx, g.ID, "1")
+	got, err := f.getMember(g.ID, "1")
 	require.NoError(t, err)
 	require.Equal(t, wallet, got.Wallet)
 

@@ -21,8 +21,7 @@ type UserProfile struct {
 
 // userProfileRecord is the USER#<id> / PROFILE item.
 type userProfileRecord struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
+	itemKey
 	ID        string `dynamodbav:"id"`
 	Name      string `dynamodbav:"name"`
 	Username  string `dynamodbav:"username,omitempty"`
@@ -33,7 +32,7 @@ type userProfileRecord struct {
 // PutUserProfile records or replaces a user's profile.
 func (s *Store) PutUserProfile(ctx context.Context, p UserProfile) error {
 	av, err := attributevalue.MarshalMap(userProfileRecord{
-		PK: userKey(p.UserID), SK: skProfile, ID: p.UserID,
+		itemKey: itemKey{PK: userKey(p.UserID), SK: skProfile}, ID: p.UserID,
 		Name: p.Name, Username: p.Username, PhotoURL: p.PhotoURL, UpdatedAt: formatTime(s.stamp()),
 	})
 	if err != nil {

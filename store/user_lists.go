@@ -2,10 +2,26 @@ package store
 
 import (
 	"context"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
+
+// What the lists of one user's items across groups share: the user's
+// activity on GSI3, the filter that keeps only groups they are still in, and
+// the expenses their entries stand for.
+
+// userActivityQuery is one kind of the user's activity on GSI3, newest
+// first, in the groups they are still in.
+func (s *Store) userActivityQuery(userID, prefix string) listQuery {
+	return listQuery{
+		list:    "user-activity:" + prefix + userID,
+		index:   indexGSI3,
+		keyCond: gsi3PrefixCond,
+		values:  prefixValues(userKey(userID), prefix),
+		keys:    gsi3Keys,
+		keep:    s.inCurrentGroups(userID),
+	}
+}
 
 // inCurrentGroups keeps the items (all in GROUP#<id> partitions) of groups
 // the user is still a member of: what a group holds is for its members, and
@@ -37,22 +53,6 @@ func (s *Store) inCurrentGroups(userID string) func(context.Context, []map[strin
 	}
 }
 
-func itemGroupID(item map[string]types.AttributeValue) string {
-	pk, _ := item[attrPK].(*types.AttributeValueMemberS)
-	if pk == nil {
-		return ""
-	}
-	return groupIDFromPK(pk.Value)
-}
-
-func itemSK(item map[string]types.AttributeValue) string {
-	sk, _ := item[attrSK].(*types.AttributeValueMemberS)
-	if sk == nil {
-		return ""
-	}
-	return sk.Value
-}
-
 // expensesOf turns a user's GSI3 TX# entries into expenses: an expense item
 // is the expense (its main payer's entry); a participant record is another
 // payer's entry, whose expense is then read by key, all in one batch.
@@ -61,7 +61,7 @@ func (s *Store) expensesOf(ctx context.Context, items []map[string]types.Attribu
 	var refs []ExpenseRef
 	var at []int
 	for i, it := range items {
-		if strings.HasPrefix(itemSK(it), prefixTx) {
+		if isExpenseSK(keyAttr(it, attrSK)) {
 			es, err := decodeAll([]map[string]types.AttributeValue{it}, (*expenseRecord).expense)
 			if err != nil {
 				return nil, err
