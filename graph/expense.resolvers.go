@@ -68,7 +68,7 @@ func (r *mutationResolver) DeleteExpense(ctx context.Context, id string) (string
 	if me != e.CreatedBy && !slices.ContainsFunc(e.Payers, func(p store.Payment) bool { return p.UserID == me }) {
 		return "", forbidden("only a member who paid or recorded this expense can delete it")
 	}
-	if err := r.Store.DeleteExpense(ctx, *e); err != nil {
+	if _, err := r.Store.DeleteExpense(ctx, *e, me); err != nil {
 		return "", err
 	}
 	loaders.Wrote(ctx, e.GroupID)

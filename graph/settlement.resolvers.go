@@ -122,7 +122,7 @@ func (r *mutationResolver) UpdateSettlement(ctx context.Context, id string, inpu
 			return nil, err
 		}
 	}
-	updated, err := r.Store.UpdateSettlement(ctx, *st, store.SettlementChange{Status: input.Status, TxHash: hash})
+	updated, err := r.Store.UpdateSettlement(ctx, *st, store.SettlementChange{Status: input.Status, TxHash: hash}, viewerID(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -178,6 +178,57 @@ func (d Delta) Negate() Delta {
 	return n
 }
 
+// Plus returns the delta that applies d and then o, in one currency, as
+// when an expense is edited: the old effect negated plus the new one. Users
+// and pairs whose amounts cancel out keep zero entries.
+func (d Delta) Plus(o Delta) (Delta, error) {
+	if d.Currency != o.Currency {
+		return Delta{}, fmt.Errorf("%w: adding a %s delta to a %s one", ErrInvalidExpense, o.Currency.Code(), d.Currency.Code())
+	}
+	sum := Delta{Currency: d.Currency, Users: make(map[string]UserBalance, len(d.Users)), Pairs: make(map[Pair]money.Amount, len(d.Pairs))}
+	for _, src := range []Delta{d, o} {
+		for id, u := range src.Users {
+			v, ok := sum.Users[id]
+			if !ok {
+				v = zeroBalance(d.Currency)
+			}
+			sum.Users[id] = UserBalance{
+				Paid: v.Paid.Add(orZero(u.Paid, d.Currency)), Owed: v.Owed.Add(orZero(u.Owed, d.Currency)),
+				Sent: v.Sent.Add(orZero(u.Sent, d.Currency)), Received: v.Received.Add(orZero(u.Received, d.Currency)),
+			}
+		}
+		for p, a := range src.Pairs {
+			v, ok := sum.Pairs[p]
+			if !ok {
+				v = money.Zero(d.Currency)
+			}
+			sum.Pairs[p] = v.Add(a)
+		}
+	}
+	return sum, nil
+}
+
+// Affected lists, sorted, the users whose balance or debts applying d changes.
+func (d Delta) Affected() []string {
+	seen := map[string]bool{}
+	for id, u := range d.Users {
+		if !u.IsZero() {
+			seen[id] = true
+		}
+	}
+	for p, a := range d.Pairs {
+		if !a.IsZero() {
+			seen[p.A], seen[p.B] = true, true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for id := range seen {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // IsZero reports whether applying d would change no amount.
 func (d Delta) IsZero() bool {
 	for _, u := range d.Users {

@@ -336,3 +336,33 @@ func TestSettleGreedyBound(t *testing.T) {
 	require.LessOrEqual(t, len(moves), len(vals)-1)
 	require.Equal(t, int64(7), bs[0].v.Int64(), "input must not be modified")
 }
+
+func TestPlusUndoesAndAffectedNamesWhoseBalanceMoves(t *testing.T) {
+	usd := money.MustCurrency("USD")
+	amt := func(v int64) money.Amount { return money.NewAmount(v, usd) }
+	before, err := ExpenseDelta(usd, []Part{{"a", amt(900)}}, []Part{{"a", amt(300)}, {"b", amt(300)}, {"c", amt(300)}})
+	require.NoError(t, err)
+	// The edit moves c's share to b; a's own amounts stay the same, but the
+	// pairs a–b and a–c change.
+	after, err := ExpenseDelta(usd, []Part{{"a", amt(900)}}, []Part{{"a", amt(300)}, {"b", amt(600)}})
+	require.NoError(t, err)
+	edit, err := before.Negate().Plus(after)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "c"}, edit.Affected())
+
+	book, direct := NewBook(usd), NewBook(usd)
+	book.Apply(before)
+	book.Apply(edit)
+	direct.Apply(after)
+	require.True(t, book.Equal(direct), "applying the edit differs from the new expense: %v", book.Diff(direct))
+
+	// Only the description changed: nobody is affected.
+	same, err := before.Negate().Plus(before)
+	require.NoError(t, err)
+	require.True(t, same.IsZero())
+	require.Empty(t, same.Affected())
+
+	eur := money.MustCurrency("EUR")
+	_, err = edit.Plus(SettlementDelta(eur, "a", "b", money.NewAmount(1, eur)))
+	require.ErrorIs(t, err, ErrInvalidExpense, "deltas of two currencies do not add")
+}

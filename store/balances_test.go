@@ -39,7 +39,8 @@ func TestExpensesKeepBalances(t *testing.T) {
 	require.Equal(t, []string{"1", "2", "3"}, gb[0].MemberIDs)
 	require.Len(t, ledger.Pairwise(b), 2, "each beneficiary owes the payer")
 
-	require.NoError(t, f.DeleteExpense(ctx, e))
+	_, err = f.DeleteExpense(ctx, e, "1")
+	require.NoError(t, err)
 	require.Empty(t, f.nets(g.ID), "deleting takes its effect off again")
 }
 
@@ -74,7 +75,8 @@ func TestSeveralPayers(t *testing.T) {
 	require.Len(t, act.Items, 1)
 	require.Equal(t, created.ID, act.Items[0].Expense.ID)
 
-	require.NoError(t, f.DeleteExpense(ctx, created))
+	_, err = f.DeleteExpense(ctx, created, "1")
+	require.NoError(t, err)
 	require.Empty(t, f.nets(g.ID))
 	p, err := f.ListUserExpenses(ctx, "2", store.PageArgs{First: 5})
 	require.NoError(t, err)
@@ -89,15 +91,15 @@ func TestSettlementsMoveMoneyWhenCompleted(t *testing.T) {
 	require.Equal(t, map[string]string{"1": "10.00", "2": "-10.00"}, f.nets(g.ID), "pending moves nothing")
 
 	failed := store.SettlementFailed
-	_, err := f.UpdateSettlement(ctx, f.settle(g, "2", "1", "10.00", store.SettlementPending), store.SettlementChange{Status: &failed})
+	_, err := f.UpdateSettlement(ctx, f.settle(g, "2", "1", "10.00", store.SettlementPending), store.SettlementChange{Status: &failed}, "1")
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"1": "10.00", "2": "-10.00"}, f.nets(g.ID), "failed moves nothing")
 
 	completed := store.SettlementCompleted
-	_, err = f.UpdateSettlement(ctx, pending, store.SettlementChange{Status: &completed})
+	_, err = f.UpdateSettlement(ctx, pending, store.SettlementChange{Status: &completed}, "1")
 	require.NoError(t, err)
 	require.Empty(t, f.nets(g.ID), "completed settles it")
-	_, err = f.UpdateSettlement(ctx, pending, store.SettlementChange{Status: &completed})
+	_, err = f.UpdateSettlement(ctx, pending, store.SettlementChange{Status: &completed}, "1")
 	require.ErrorIs(t, err, store.ErrConflict, "money moves once")
 	require.Empty(t, f.nets(g.ID))
 
@@ -153,7 +155,8 @@ func TestRecomputeMatchesKeptBalances(t *testing.T) {
 	f.expense(g, "3", "10.00", "2", "3")
 	f.settle(g, "2", "1", "5.00", store.SettlementCompleted)
 	f.settle(g, "3", "1", "5.00", store.SettlementPending)
-	require.NoError(t, f.DeleteExpense(ctx, gone))
+	_, err := f.DeleteExpense(ctx, gone, "1")
+	require.NoError(t, err)
 
 	re, err := f.RecomputeBalances(ctx, g.ID)
 	require.NoError(t, err)

@@ -73,7 +73,7 @@ func TestGroupCurrencyLimit(t *testing.T) {
 		Amount: money.NewAmount(100, gbp), Status: store.SettlementPending}, "")
 	require.NoError(t, err)
 	done := store.SettlementCompleted
-	_, err = f.UpdateSettlement(ctx, st, store.SettlementChange{Status: &done})
+	_, err = f.UpdateSettlement(ctx, st, store.SettlementChange{Status: &done}, "1")
 	require.ErrorIs(t, err, store.ErrTooManyCurrencies)
 
 	// A missing member is still told apart from a full group.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/ledger"
@@ -14,15 +15,17 @@ import (
 // MaxExpenseParticipants is the most distinct users (payers and
 // beneficiaries together) one expense may involve. Creating an expense is one
 // transaction: the ledger, the balances, the expense, one record per user
-// other than the main payer and an idempotency record, within DynamoDB's 100
-// items.
-const MaxExpenseParticipants = maxTransactItems - 3
+// other than the main payer, the first revision, the activity event and an
+// idempotency record, within DynamoDB's 100 items.
+const MaxExpenseParticipants = maxTransactItems - 5
 
-// CreateExpense writes the expense, its participant records and its effect
-// on the group's balances in one transaction, on condition that the group
-// exists and that every payer and beneficiary is a member. The store assigns
-// the expense's id and creation time. Payers may be left empty for a single
-// payer named by PayerID; otherwise PayerID becomes the main payer.
+// CreateExpense writes the expense (version 1), its participant records,
+// its effect on the group's balances, its first revision and the group's
+// activity event in one transaction, on condition that the group exists and
+// that every payer and beneficiary is a member. The store assigns the
+// expense's id and creation time (and SpentAt, when it is not given).
+// Payers may be left empty for a single payer named by PayerID; otherwise
+// PayerID becomes the main payer.
 //
 // With an idempotency key, the recorder's key is claimed in the same
 // transaction; a retry of the same expense with the same key returns the
@@ -31,19 +34,16 @@ const MaxExpenseParticipants = maxTransactItems - 3
 func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense, idempotencyKey string) (Expense, error) {
 	e.ID = s.newID()
 	e.CreatedAt = s.stamp()
+	e.Version = 1
+	if e.SpentAt.IsZero() {
+		e.SpentAt = e.CreatedAt
+	}
 	e.Splits = slices.Clone(e.Splits) // the caller's slices stay as they were
 	e.Payers = slices.Clone(e.Payers)
 	if len(e.Payers) == 0 {
 		e.Payers = []Payment{{UserID: e.PayerID, UserName: e.PayerName, Amount: e.Amount}}
 	}
-	main := e.Payers[MainPayer(e.Payers)]
-	e.PayerID, e.PayerName = main.UserID, main.UserName
-	for i := range e.Splits {
-		e.Splits[i].ExpenseID, e.Splits[i].GroupID = e.ID, e.GroupID
-	}
-	for i := range e.Payers {
-		e.Payers[i].ExpenseID, e.Payers[i].GroupID = e.ID, e.GroupID
-	}
+	e.own()
 	involved := e.involvedUsers()
 	if len(involved) > MaxExpenseParticipants {
 		return Expense{}, fmt.Errorf("%w: %d participants, the limit is %d", ErrTooManyItems, len(involved), MaxExpenseParticipants)
@@ -52,14 +52,12 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 	if err != nil {
 		return Expense{}, err
 	}
-	items := []types.TransactWriteItem{
-		s.ledgerUpdate(e.GroupID, involved, e.Amount.Currency()),
-		s.balancesUpdate(e.GroupID, delta),
-	}
-	puts := []any{e.record()}
+	rev := createdRevision(&e)
+	puts := []any{e.record(), rev.record()}
 	for _, p := range e.participantRecords(groupTitle) {
 		puts = append(puts, p)
 	}
+	items := []types.TransactWriteItem{s.balancesUpdate(e.GroupID, delta)}
 	for _, rec := range puts {
 		put, err := s.putNew(rec, "expense")
 		if err != nil {
@@ -75,9 +73,14 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 		if err != nil {
 			return Expense{}, err
 		}
-		idem, items = len(items), append(items, put)
+		items = append(items, put)
+		idem = len(items) // its index in the transaction, after the ledger
 	}
-	err = s.transactWrite(ctx, items)
+	ev := expenseEvent(EventExpenseCreated, &e, e.CreatedBy, e.CreatedAt, rev.Changes)
+	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
+		l.changeBalances(involved, e.Amount.Currency(), s.maxCurrencies)
+		return items, nil
+	})
 	switch {
 	case idem >= 0 && condFailedAt(err, idem):
 		return s.replayExpense(ctx, e, idempotencyKey)
@@ -88,6 +91,29 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 		return Expense{}, fmt.Errorf("create expense: %w", err)
 	}
 	return e, nil
+}
+
+// own readies an expense to be written: the main payer from the payers, the
+// expense's id and group on its splits and payments, the current format.
+func (e *Expense) own() {
+	e.format = formatCurrent
+	main := e.Payers[MainPayer(e.Payers)]
+	e.PayerID, e.PayerName = main.UserID, main.UserName
+	for i := range e.Splits {
+		e.Splits[i].ExpenseID, e.Splits[i].GroupID = e.ID, e.GroupID
+	}
+	for i := range e.Payers {
+		e.Payers[i].ExpenseID, e.Payers[i].GroupID = e.ID, e.GroupID
+	}
+}
+
+// expenseEvent is the activity event of a change to an expense.
+func expenseEvent(t EventType, e *Expense, actor string, at time.Time, changes []Change) Event {
+	return Event{
+		GroupID: e.GroupID, Type: t, ActorID: actor, At: at,
+		Subject: Subject{Kind: SubjectExpense, ID: e.ID, CreatedAt: e.CreatedAt},
+		Changes: changes,
+	}
 }
 
 // involvedUsers lists every payer and beneficiary once, the main payer first.
@@ -150,7 +176,7 @@ func (s *Store) replayExpense(ctx context.Context, e Expense, key string) (Expen
 // every field the request set, each split's weight included.
 func (e *Expense) fingerprint() string {
 	parts := []string{e.GroupID, e.Amount.String(), e.Amount.Currency().Code(), e.Description, e.Category, string(e.SplitType),
-		strconv.Itoa(len(e.Payers))}
+		strconv.Itoa(len(e.Payers)), spentAtPart(e)}
 	for _, p := range e.Payers {
 		parts = append(parts, p.UserID, p.Amount.String())
 	}
@@ -158,6 +184,15 @@ func (e *Expense) fingerprint() string {
 		parts = append(parts, sp.UserID, sp.Amount.String(), optionalDecimal(sp.Percentage), optionalDecimal(sp.Shares))
 	}
 	return fingerprint(parts...)
+}
+
+// spentAtPart is SpentAt in a fingerprint, "" when it was not given (the
+// creation time, which differs between a request and its retry).
+func spentAtPart(e *Expense) string {
+	if e.SpentAt.Equal(e.CreatedAt) {
+		return ""
+	}
+	return formatTime(e.SpentAt)
 }
 
 // optionalDecimal writes a decimal, and nil as "-" (which no decimal is).

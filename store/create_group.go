@@ -18,12 +18,14 @@ type NewGroup struct {
 	SettlementConfirmation SettlementConfirmation
 }
 
-// CreateGroup writes a group, its ledger and its first member in one transaction.
+// CreateGroup writes a group (version 1), its ledger, its first member and
+// the first event of its activity chain (GROUP_CREATED, by the creator) in
+// one transaction.
 func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, error) {
 	now := s.stamp()
 	g := Group{
 		ID: s.newID(), ChatID: in.ChatID, Title: in.Title, Currency: in.Currency,
-		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation,
+		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation, Version: 1,
 	}
 	if g.SettlementConfirmation == "" {
 		g.SettlementConfirmation = ConfirmByRecipient
@@ -32,9 +34,17 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	if err != nil {
 		return Group{}, Member{}, err
 	}
-	ledgerRec := ledgerRecord{itemKey: itemKey{PK: groupPK(g.ID), SK: skLedger}, MemberIDs: []string{in.Creator.UserID}}
-	items := make([]types.TransactWriteItem, 0, 3)
-	for _, rec := range []any{g.record(), ledgerRec, mrec} {
+	ev := Event{
+		GroupID: g.ID, Type: EventGroupCreated, ActorID: in.Creator.UserID, At: now,
+		Subject: Subject{Kind: SubjectGroup, ID: g.ID}, Changes: GroupChanges(nil, &g),
+	}
+	ev.seal(chainHead{})
+	ledgerRec := ledgerRecord{
+		itemKey:   itemKey{PK: groupPK(g.ID), SK: skLedger},
+		MemberIDs: []string{in.Creator.UserID}, Events: ev.Seq, Head: ev.Hash,
+	}
+	items := make([]types.TransactWriteItem, 0, 4)
+	for _, rec := range []any{g.record(), ledgerRec, mrec, ev.record()} {
 		put, err := s.putNew(rec, "group")
 		if err != nil {
 			return Group{}, Member{}, err

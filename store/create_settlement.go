@@ -27,12 +27,9 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	if err != nil {
 		return Settlement{}, err
 	}
-	items := []types.TransactWriteItem{
-		{ConditionCheck: s.membersCheck(st.GroupID, []string{st.FromUserID, st.ToUserID})},
-		put,
-	}
-	if st.Status == SettlementCompleted {
-		items[0] = s.ledgerUpdate(st.GroupID, []string{st.FromUserID, st.ToUserID}, st.Amount.Currency())
+	items := []types.TransactWriteItem{put}
+	completed := st.Status == SettlementCompleted
+	if completed {
 		items = append(items, s.balancesUpdate(st.GroupID, st.delta()))
 	}
 	idem := -1
@@ -43,9 +40,19 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 		if err != nil {
 			return Settlement{}, err
 		}
-		idem, items = len(items), append(items, put)
+		items = append(items, put)
+		idem = len(items) // its index in the transaction, after the ledger
 	}
-	err = s.transactWrite(ctx, items)
+	ev := settlementEvent(EventSettlementCreated, &st, st.CreatedBy, st.CreatedAt, SettlementChanges(nil, &st))
+	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
+		parties := []string{st.FromUserID, st.ToUserID}
+		if completed {
+			l.changeBalances(parties, st.Amount.Currency(), s.maxCurrencies)
+		} else {
+			l.requireMembers(parties)
+		}
+		return items, nil
+	})
 	switch {
 	case idem >= 0 && condFailedAt(err, idem):
 		return s.replaySettlement(ctx, st, idempotencyKey)

@@ -13,10 +13,20 @@ func TestDeleteExpense(t *testing.T) {
 	e := f.expense(g, "1", "30.00", "1", "2", "3")
 	keep := f.expense(g, "2", "10.00", "1", "2")
 
-	require.NoError(t, f.DeleteExpense(ctx, e))
+	deleted, err := f.DeleteExpense(ctx, e, "1")
+	require.NoError(t, err)
+	require.Equal(t, 2, deleted.Version)
+	require.NotNil(t, deleted.DeletedAt)
 
-	_, err := f.getExpense(e.ID)
-	require.ErrorIs(t, err, store.ErrNotFound)
+	// It left the group's list; by id it is still found, as deleted.
+	page, err := f.ListExpenses(ctx, g.ID, store.PageArgs{First: 10})
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1)
+	require.Equal(t, keep.ID, page.Items[0].ID)
+	tombstone, err := f.getExpense(e.ID)
+	require.NoError(t, err)
+	require.Equal(t, deleted.DeletedAt, tombstone.DeletedAt)
+	require.Equal(t, 2, tombstone.Version)
 	shares, err := f.ListParticipants(ctx, g.ID, e.ID)
 	require.NoError(t, err)
 	require.Empty(t, shares)
@@ -26,5 +36,6 @@ func TestDeleteExpense(t *testing.T) {
 	require.Len(t, shares, 1)
 
 	// Deleting twice is reported, not silently repeated.
-	require.ErrorIs(t, f.DeleteExpense(ctx, e), store.ErrNotFound)
+	_, err = f.DeleteExpense(ctx, e, "1")
+	require.ErrorIs(t, err, store.ErrConflict)
 }

@@ -86,3 +86,29 @@ func notFoundf(format string, args ...any) error {
 func conflictf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrConflict, fmt.Sprintf(format, args...))
 }
+
+// VersionConflict is the ErrConflict of a write that named a version the
+// item no longer has (optimistic locking, seed 004): someone else changed it
+// first. Current is the version it has now.
+type VersionConflict struct {
+	What    string // "expense" or "group"
+	Current int
+}
+
+func (e *VersionConflict) Error() string {
+	return fmt.Sprintf("%v: the %s was changed meanwhile and is at version %d now; reload it and apply your change again",
+		ErrConflict, e.What, e.Current)
+}
+
+// Is makes a VersionConflict an ErrConflict.
+func (e *VersionConflict) Is(target error) bool { return target == ErrConflict }
+
+// oldItemAt is the item as it was before a cancelled transaction whose
+// item i asked for it (ReturnValuesOnConditionCheckFailure ALL_OLD), or nil.
+func oldItemAt(err error, i int) map[string]types.AttributeValue {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) {
+		return nil
+	}
+	return tce.CancellationReasons[i].Item
+}

@@ -33,6 +33,19 @@ type Expense struct {
 	Splits      []Split
 	CreatedAt   time.Time
 	CreatedBy   string // the user who recorded it (may differ from the payer)
+	// SpentAt is when the money was spent: CreatedAt unless the members say
+	// otherwise. Lists stay in creation order.
+	SpentAt time.Time
+	// Version is 1 when the expense is created and grows by one with every
+	// update, deletion and restoration; an update must name the version it
+	// read.
+	Version int
+	// DeletedAt is set while the expense is deleted: it is out of every list
+	// and every balance, and may be restored until DeletedAt + RestoreWindow.
+	DeletedAt *time.Time
+	DeletedBy string
+	// format is the formatVersion of the item it was read from.
+	format int
 }
 
 // Currency is the currency of the expense's amount.
@@ -107,6 +120,13 @@ type expenseRecord struct {
 	Category    string                `dynamodbav:"category,omitempty"`
 	CreatedAt   string                `dynamodbav:"createdAt"`
 	CreatedBy   string                `dynamodbav:"createdBy,omitempty"`
+	SpentAt     string                `dynamodbav:"spentAt,omitempty"`
+	// Version is absent on items written before versions (read as 1).
+	Version       int    `dynamodbav:"version,omitempty"`
+	DeletedAt     string `dynamodbav:"deletedAt,omitempty"`
+	DeletedBy     string `dynamodbav:"deletedBy,omitempty"`
+	TTL           int64  `dynamodbav:"ttl,omitempty"`
+	FormatVersion int    `dynamodbav:"formatVersion,omitempty"`
 }
 
 type splitRecord struct {
@@ -136,7 +156,7 @@ func (e *Expense) record() expenseRecord {
 	for i, p := range e.Payers {
 		payers[i] = paymentRecord{UserID: p.UserID, UserName: p.UserName, Amount: amountNumber(p.Amount)}
 	}
-	return expenseRecord{
+	r := expenseRecord{
 		itemKey: itemKey{
 			PK: groupPK(e.GroupID), SK: expenseSK(ts, e.ID),
 			GSI2PK: expenseGSI2PK(e.ID), GSI2SK: e.GroupID,
@@ -146,7 +166,18 @@ func (e *Expense) record() expenseRecord {
 		Amount: amountNumber(e.Amount), Currency: e.Amount.Currency().Code(),
 		Description: e.Description, SplitType: string(e.SplitType), Splits: splits, Payers: payers,
 		Category: e.Category, CreatedAt: ts, CreatedBy: e.CreatedBy,
+		Version: e.Version, FormatVersion: formatCurrent,
 	}
+	if !e.SpentAt.IsZero() && !e.SpentAt.Equal(e.CreatedAt) {
+		r.SpentAt = formatTime(e.SpentAt)
+	}
+	if e.DeletedAt != nil {
+		// The tombstone: out of the group's list (TX#) and the payer's (GSI3).
+		r.SK, r.GSI3PK, r.GSI3SK = deletedExpenseSK(ts, e.ID), "", ""
+		r.DeletedAt, r.DeletedBy = formatTime(*e.DeletedAt), e.DeletedBy
+		r.TTL = e.DeletedAt.Add(RestoreWindow).Unix()
+	}
+	return r
 }
 
 func (r *expenseRecord) expense() (Expense, error) {
@@ -190,11 +221,34 @@ func (r *expenseRecord) expense() (Expense, error) {
 			payers[i] = Payment{ExpenseID: r.ID, GroupID: r.GroupID, UserID: pr.UserID, UserName: pr.UserName, Amount: a}
 		}
 	}
-	return Expense{
+	e := Expense{
 		ID: r.ID, GroupID: r.GroupID, PayerID: r.PayerID, PayerName: r.PayerName, Payers: payers,
 		Amount: amount, Description: r.Description, Category: r.Category,
 		SplitType: SplitType(r.SplitType), Splits: splits, CreatedAt: created, CreatedBy: r.CreatedBy,
-	}, nil
+		SpentAt: created, Version: max(r.Version, 1), DeletedBy: r.DeletedBy, format: max(r.FormatVersion, 1),
+	}
+	if r.SpentAt != "" {
+		if e.SpentAt, err = parseTime(r.SpentAt); err != nil {
+			return Expense{}, fmt.Errorf("expense %s spentAt: %w", r.ID, err)
+		}
+	}
+	if r.DeletedAt != "" {
+		deleted, err := parseTime(r.DeletedAt)
+		if err != nil {
+			return Expense{}, fmt.Errorf("expense %s deletedAt: %w", r.ID, err)
+		}
+		e.DeletedAt = &deleted
+	}
+	return e, nil
+}
+
+// RestoreWindow is how long a deleted expense may be restored; after it, the
+// tombstone expires (TTL) and reads treat it as gone.
+const RestoreWindow = 30 * 24 * time.Hour
+
+// Restorable reports whether a deleted expense may still be restored at now.
+func (e *Expense) Restorable(now time.Time) bool {
+	return e.DeletedAt != nil && now.Before(e.DeletedAt.Add(RestoreWindow))
 }
 
 // Share is an expense participant record: one beneficiary's side of an

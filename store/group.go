@@ -17,6 +17,9 @@ type Group struct {
 	MemberCount int
 	// SettlementConfirmation says who may complete a settlement.
 	SettlementConfirmation SettlementConfirmation
+	// Version is 1 when the group is created and grows by one with every
+	// update of its title or currency; an update must name the version it read.
+	Version int
 }
 
 // SettlementConfirmation says who may mark a group's settlements completed,
@@ -44,14 +47,19 @@ type groupRecord struct {
 	MemberCount int    `dynamodbav:"memberCount"`
 	// SettlementConfirmation is omitted for ConfirmByRecipient.
 	SettlementConfirmation string `dynamodbav:"settlementConfirmation,omitempty"`
+	// Version is absent on groups written before versions (read as 1).
+	Version       int `dynamodbav:"version,omitempty"`
+	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 }
 
 // Attributes of the group and ledger items that expressions name.
 const (
-	attrMemberCount = "memberCount"
-	attrMemberIDs   = "memberIds"
-	attrCurrencies  = "currencies"
-	attrVersion     = "version"
+	attrTitle         = "title"
+	attrGroupCurrency = "currency"
+	attrMemberCount   = "memberCount"
+	attrMemberIDs     = "memberIds"
+	attrCurrencies    = "currencies"
+	attrVersion       = "version"
 )
 
 // ledgerRecord is the GROUP#<id> / LEDGER item: the ids of the current
@@ -62,12 +70,16 @@ const (
 // Every write that changes balances also bumps its version, so that leaving
 // (allowed only at a zero balance) can be conditioned on nothing having
 // changed since the balances were read; currencies lists the group's
-// BALANCES#<currency> items.
+// BALANCES#<currency> items. It also keeps the head of the group's activity
+// chain, so every write to the group passes through it.
 type ledgerRecord struct {
 	itemKey
 	MemberIDs  []string `dynamodbav:"memberIds,stringset,omitempty"`
 	Currencies []string `dynamodbav:"currencies,stringset,omitempty"`
 	Version    int64    `dynamodbav:"version"`
+	// Events and Head are the activity chain's head (chain.go).
+	Events int64  `dynamodbav:"events,omitempty"`
+	Head   string `dynamodbav:"head,omitempty"`
 }
 
 func (g Group) record() groupRecord {
@@ -77,6 +89,7 @@ func (g Group) record() groupRecord {
 		},
 		ID: g.ID, ChatID: g.ChatID, Title: g.Title, Currency: g.Currency.Code(),
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
+		Version: g.Version, FormatVersion: formatCurrent,
 	}
 	if g.SettlementConfirmation != ConfirmByRecipient {
 		r.SettlementConfirmation = string(g.SettlementConfirmation)
@@ -96,10 +109,33 @@ func (r *groupRecord) group() (Group, error) {
 	g := Group{
 		ID: r.ID, ChatID: r.ChatID, Title: r.Title, Currency: cur,
 		CreatedAt: created, MemberCount: r.MemberCount,
-		SettlementConfirmation: ConfirmByRecipient,
+		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1),
 	}
 	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
 		g.SettlementConfirmation = ConfirmByEitherParty
 	}
 	return g, nil
+}
+
+// The fields of a group its activity events record.
+const (
+	FieldTitle                  = "title"
+	FieldSettlementConfirmation = "settlementConfirmation"
+)
+
+// GroupChanges lists what differs between two states of a group, as display
+// strings; with before nil (its creation), every field after has.
+func GroupChanges(before, after *Group) []Change {
+	display := func(g *Group) map[string]string {
+		confirm := "RECIPIENT"
+		if g.SettlementConfirmation == ConfirmByEitherParty {
+			confirm = "EITHER_PARTY"
+		}
+		return map[string]string{FieldTitle: g.Title, FieldCurrency: g.Currency.Code(), FieldSettlementConfirmation: confirm}
+	}
+	var was map[string]string
+	if before != nil {
+		was = display(before)
+	}
+	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation})
 }

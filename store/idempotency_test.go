@@ -35,7 +35,8 @@ func TestCreateExpenseIdempotency(t *testing.T) {
 	require.Len(t, page.Items, 2)
 
 	// Once the expense is deleted, replaying its request is a conflict, not a re-creation.
-	require.NoError(t, f.DeleteExpense(ctx, first))
+	_, err = f.DeleteExpense(ctx, first, "1")
+	require.NoError(t, err)
 	_, err = f.CreateExpense(ctx, g.Title, e, "key-1")
 	require.ErrorIs(t, err, store.ErrConflict)
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -18,9 +19,18 @@ import (
 //	expense              GROUP#<groupId>     TX#<createdAt>#<expenseId>                                        EXPENSE#<expenseId> / <groupId>  USER#<payerId> / TX#<createdAt>#<expenseId>
 //	expense participant  GROUP#<groupId>     PART#<expenseId>#<userId>        USER#<userId> / OWES#<createdAt>#<expenseId>                                     USER#<userId> / TX#<createdAt>#<expenseId>
 //	settlement           GROUP#<groupId>     SETTLE#<createdAt>#<settlementId>                                 SETTLEMENT#<id> / <groupId>      USER#<fromUserId> / SETTLE#<createdAt>#<settlementId>
+//	deleted expense      GROUP#<groupId>     DELETED#<createdAt>#<expenseId>                                   EXPENSE#<expenseId> / <groupId>  (expires: ttl)
+//	expense revision     GROUP#<groupId>     REV#<expenseId>#<version>
+//	activity event       GROUP#<groupId>     EVENT#<seq>
 //	user profile         USER#<userId>       PROFILE
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
+//
+// A deleted expense moves from TX# to DELETED# (out of every list) and keeps
+// its GSI2 keys, so that it is still found by id until it is restored or
+// purged. Versions and sequence numbers are zero-padded so that sort keys
+// sort as numbers: the newest revision and event come first when read
+// backwards.
 //
 // A former member's membership stays (with leftAt, without GSI1 keys) so
 // that the expenses and settlements they took part in still name them.
@@ -67,6 +77,9 @@ const (
 	prefixToken     = "TOKEN#"
 	prefixIdem      = "IDEMPOTENCY#"
 	prefixBalances  = "BALANCES#"
+	prefixDeleted   = "DELETED#"
+	prefixRevision  = "REV#"
+	prefixEvent     = "EVENT#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -125,6 +138,27 @@ func isExpenseSK(sk string) bool { return strings.HasPrefix(sk, prefixTx) }
 func timelineOrder(sk string) string {
 	_, rest, _ := strings.Cut(sk, "#")
 	return rest
+}
+
+// deletedExpenseSK is the key of an expense's tombstone.
+func deletedExpenseSK(createdAt, expenseID string) string {
+	return prefixDeleted + createdAt + "#" + expenseID
+}
+
+// revisionSK with version 0 is the prefix of all the expense's revisions.
+func revisionSK(expenseID string, version int) string {
+	if version == 0 {
+		return prefixRevision + expenseID + "#"
+	}
+	return prefixRevision + expenseID + "#" + fmt.Sprintf("%010d", version)
+}
+
+// eventSK with seq 0 is the prefix of all the group's events.
+func eventSK(seq int64) string {
+	if seq == 0 {
+		return prefixEvent
+	}
+	return prefixEvent + fmt.Sprintf("%012d", seq)
 }
 
 func expenseGSI2PK(expenseID string) string { return prefixExpense + expenseID }

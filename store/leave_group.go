@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,8 +17,9 @@ const leaveAttempts = 5
 // currency is zero (ErrConflict otherwise). The membership item stays,
 // marked with leftAt and out of the user's group list, so that the expenses
 // and settlements they took part in still name them. memberCount drops and
-// the ledger forgets them, in one transaction conditioned on the ledger's
-// version: no write can change their balance between the check and the leave.
+// the ledger forgets them, with the MEMBER_LEFT event, in one transaction
+// conditioned on the ledger's version: no write can change their balance
+// between the check and the leave.
 func (s *Store) LeaveGroup(ctx context.Context, groupID, userID string) (Member, error) {
 	for range leaveAttempts {
 		gb, err := s.getBalances(ctx, []string{groupID}, true)
@@ -53,23 +53,13 @@ var errLedgerMoved = fmt.Errorf("ledger changed")
 var (
 	// memberLeave marks the membership ended and takes it out of the user's
 	// groups (GSI1).
-	memberLeave     = "SET " + attrLeftAt + " = :now REMOVE " + attrGSI1PK + ", " + attrGSI1SK
-	memberCurrent   = condItemExists + " AND " + memberNotLeft
-	ledgerForget    = "DELETE " + attrMemberIDs + " :u ADD " + attrVersion + " :one"
-	ledgerHasMember = attrContains(attrMemberIDs, ":id")
-	// ledgerAtVersion: nothing changed the balances since they were read; a
-	// ledger no write has bumped yet may have no version at all.
-	ledgerAtVersion     = attrVersion + " = :v"
-	ledgerAtVersionZero = "(" + attrNotExists(attrVersion) + " OR " + ledgerAtVersion + ")"
+	memberLeave   = "SET " + attrLeftAt + " = :now REMOVE " + attrGSI1PK + ", " + attrGSI1SK
+	memberCurrent = condItemExists + " AND " + memberNotLeft
 )
 
 func (s *Store) leave(ctx context.Context, groupID, userID string, version int64) (Member, error) {
 	now := formatTime(s.stamp())
 	pk := groupPK(groupID)
-	versionCond := ledgerAtVersion
-	if version == 0 {
-		versionCond = ledgerAtVersionZero
-	}
 	items := []types.TransactWriteItem{
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, memberSK(userID)),
@@ -81,25 +71,21 @@ func (s *Store) leave(ctx context.Context, groupID, userID string, version int64
 			TableName: &s.table, Key: tableKey(pk, skMetadata),
 			UpdateExpression:          aws.String("ADD " + attrMemberCount + " :minus"),
 			ConditionExpression:       aws.String(condItemExists),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":minus": &types.AttributeValueMemberN{Value: "-1"}},
-		}},
-		{Update: &types.Update{
-			TableName: &s.table, Key: tableKey(pk, skLedger),
-			UpdateExpression:    aws.String(ledgerForget),
-			ConditionExpression: aws.String(ledgerHasMember + " AND " + versionCond),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":u":   &types.AttributeValueMemberSS{Value: []string{userID}},
-				":id":  str(userID),
-				":one": &types.AttributeValueMemberN{Value: "1"},
-				":v":   &types.AttributeValueMemberN{Value: strconv.FormatInt(version, 10)},
-			},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":minus": number(-1)},
 		}},
 	}
-	err := s.transactWrite(ctx, items)
+	ev := memberEvent(EventMemberLeft, groupID, userID, now, nil)
+	err := s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
+		l.requireMembers([]string{userID})
+		l.removeMember(userID)
+		l.atVersion(version)
+		l.bumpVersion()
+		return items, nil
+	})
 	switch {
-	case condFailedAt(err, 0):
+	case condFailedAt(err, 1):
 		return Member{}, notFoundf("member %s of group %s", userID, groupID)
-	case condFailedAt(err, 2):
+	case condFailedAt(err, 0):
 		return Member{}, errLedgerMoved
 	case err != nil:
 		return Member{}, fmt.Errorf("leave group: %w", err)

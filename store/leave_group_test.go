@@ -43,7 +43,8 @@ func TestLeaveGroup(t *testing.T) {
 	f.settle(g, "2", "1", "15.00", store.SettlementCompleted)
 	_, err = f.LeaveGroup(ctx, g.ID, "2")
 	require.NoError(t, err)
-	require.ErrorIs(t, f.DeleteExpense(ctx, e), store.ErrConflict)
+	_, err = f.DeleteExpense(ctx, e, "1")
+	require.ErrorIs(t, err, store.ErrConflict)
 
 	// Joining again makes 3 a member again.
 	m, joined, err := f.JoinGroup(ctx, g.ID, user("3"))

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,54 +13,106 @@ import (
 	"github.com/fracti/api/money"
 )
 
-// The transaction items on a group's ledger and balances that every write
-// involving members or money shares: creating and deleting expenses,
-// creating and completing settlements.
+// The transaction items on a group's ledger and balances that every write to
+// a group shares. Every write edits the ledger: it appends the write's
+// activity event to the chain (see writeWithEvent), and writes that change
+// balances also require their members and currency there.
 
-// membersCheck is a condition on the group's ledger: the group exists and
-// every listed user is currently a member.
-func (s *Store) membersCheck(groupID string, users []string) *types.ConditionCheck {
-	cond := []string{condItemExists}
-	values := make(map[string]types.AttributeValue, len(users))
-	for i, u := range users {
-		ph := ":m" + strconv.Itoa(i)
-		cond = append(cond, attrContains(attrMemberIDs, ph))
-		values[ph] = str(u)
-	}
-	return &types.ConditionCheck{
-		TableName:                 &s.table,
-		Key:                       tableKey(groupPK(groupID), skLedger),
-		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),
-		ExpressionAttributeValues: values,
+// ledgerEdit builds the one Update a transaction makes to a group's LEDGER
+// item: the clauses of its update expression, its conditions (the ledger
+// exists, so the group does), and their values.
+type ledgerEdit struct {
+	groupID string
+	set     []string
+	add     []string
+	del     []string
+	conds   []string
+	values  map[string]types.AttributeValue
+}
+
+func newLedgerEdit(groupID string) *ledgerEdit {
+	return &ledgerEdit{groupID: groupID, conds: []string{condItemExists}, values: map[string]types.AttributeValue{}}
+}
+
+// value names v with a fresh placeholder.
+func (l *ledgerEdit) value(v types.AttributeValue) string {
+	ph := ":l" + strconv.Itoa(len(l.values))
+	l.values[ph] = v
+	return ph
+}
+
+func number(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func stringSet(v string) types.AttributeValue {
+	return &types.AttributeValueMemberSS{Value: []string{v}}
+}
+
+// requireMembers: every listed user is a current member.
+func (l *ledgerEdit) requireMembers(users []string) {
+	for _, u := range users {
+		l.conds = append(l.conds, attrContains(attrMemberIDs, l.value(str(u))))
 	}
 }
 
-// The parts of ledgerUpdate's expressions that never change.
-var (
-	ledgerBump = "ADD " + attrVersion + " :one, " + attrCurrencies + " :cur"
-	// ledgerCurrencyRoom: the currency is one the group holds, or there is room for it.
-	ledgerCurrencyRoom = " AND (" + attrNotExists(attrCurrencies) + " OR " + attrContains(attrCurrencies, ":code") +
-		" OR size(" + attrCurrencies + ") < :maxCurrencies)"
-)
+// changeBalances is the edit of a write that changes balances in cur: it
+// requires the group and every listed user to be current members and the
+// currency to be one the group holds balances in, or room for one more
+// (maxCurrencies); it records the currency and bumps the balances' version.
+// When its condition fails, ledgerRefusal tells why.
+func (l *ledgerEdit) changeBalances(members []string, cur money.Currency, maxCurrencies int) {
+	l.requireMembers(members)
+	code := cur.Code()
+	l.add = append(l.add, attrCurrencies+" "+l.value(stringSet(code)))
+	l.conds = append(l.conds, "("+attrNotExists(attrCurrencies)+" OR "+attrContains(attrCurrencies, l.value(str(code)))+
+		" OR size("+attrCurrencies+") < "+l.value(number(int64(maxCurrencies)))+")")
+	l.bumpVersion()
+}
 
-// ledgerUpdate is the transaction item on the group's ledger for a write
-// that changes balances: it requires the group and every listed user to be
-// current members and the currency to be one the group holds balances in,
-// or room for one more (MaxGroupCurrencies); it records the currency and
-// bumps the version. When its condition fails, ledgerRefusal tells why.
-func (s *Store) ledgerUpdate(groupID string, members []string, cur money.Currency) types.TransactWriteItem {
-	check := s.membersCheck(groupID, members)
-	values := check.ExpressionAttributeValues
-	values[":one"] = &types.AttributeValueMemberN{Value: "1"}
-	values[":cur"] = &types.AttributeValueMemberSS{Value: []string{cur.Code()}}
-	values[":code"] = str(cur.Code())
-	values[":maxCurrencies"] = &types.AttributeValueMemberN{Value: strconv.Itoa(s.maxCurrencies)}
+// bumpVersion marks the balances changed, which a leave conditioned on the
+// version it read must notice.
+func (l *ledgerEdit) bumpVersion() {
+	l.add = append(l.add, attrVersion+" "+l.value(number(1)))
+}
+
+// addMember and removeMember change the current members.
+func (l *ledgerEdit) addMember(userID string) {
+	l.add = append(l.add, attrMemberIDs+" "+l.value(stringSet(userID)))
+}
+
+func (l *ledgerEdit) removeMember(userID string) {
+	l.del = append(l.del, attrMemberIDs+" "+l.value(stringSet(userID)))
+}
+
+// atVersion: nothing changed the balances since version was read; a ledger no
+// write has bumped yet may have no version at all.
+func (l *ledgerEdit) atVersion(version int64) {
+	cond := attrVersion + " = " + l.value(number(version))
+	if version == 0 {
+		cond = "(" + attrNotExists(attrVersion) + " OR " + cond + ")"
+	}
+	l.conds = append(l.conds, cond)
+}
+
+// item is the transaction item. On a failed condition it returns the
+// ledger as it was, for ledgerRefusal and writeWithEvent to read.
+func (l *ledgerEdit) item(table *string) types.TransactWriteItem {
+	var expr []string
+	for _, c := range []struct {
+		verb    string
+		clauses []string
+	}{{"SET", l.set}, {"ADD", l.add}, {"DELETE", l.del}} {
+		if len(c.clauses) > 0 {
+			expr = append(expr, c.verb+" "+strings.Join(c.clauses, ", "))
+		}
+	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                           check.TableName,
-		Key:                                 check.Key,
-		UpdateExpression:                    aws.String(ledgerBump),
-		ConditionExpression:                 aws.String(*check.ConditionExpression + ledgerCurrencyRoom),
-		ExpressionAttributeValues:           values,
+		TableName:                           table,
+		Key:                                 tableKey(groupPK(l.groupID), skLedger),
+		UpdateExpression:                    aws.String(strings.Join(expr, " ")),
+		ConditionExpression:                 aws.String(strings.Join(l.conds, " AND ")),
+		ExpressionAttributeValues:           l.values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 }
@@ -71,12 +122,12 @@ func (s *Store) ledgerUpdate(groupID string, members []string, cur money.Currenc
 // the currency would be one too many, otherwise missing (a group or member
 // is gone, which the caller knows how to say).
 func (s *Store) ledgerRefusal(err error, i int, cur money.Currency, missing error) error {
-	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) || i >= len(tce.CancellationReasons) || tce.CancellationReasons[i].Item == nil {
+	old := oldItemAt(err, i)
+	if old == nil {
 		return missing
 	}
 	var rec ledgerRecord
-	if attributevalue.UnmarshalMap(tce.CancellationReasons[i].Item, &rec) != nil {
+	if attributevalue.UnmarshalMap(old, &rec) != nil {
 		return missing
 	}
 	if len(rec.Currencies) >= s.maxCurrencies && !slices.Contains(rec.Currencies, cur.Code()) {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -116,4 +117,55 @@ func (r *settlementRecord) settlement() (Settlement, error) {
 		st.CompletedAt = &t
 	}
 	return st, nil
+}
+
+// The fields of a settlement its activity events record.
+const (
+	FieldFrom   = "from"
+	FieldTo     = "to"
+	FieldStatus = "status"
+	FieldTxHash = "txHash"
+)
+
+// SettlementChanges lists what differs between two states of a settlement,
+// as display strings (amounts with their currency's decimals, members by
+// name, the status as its GraphQL name); with before nil, every field after has.
+func SettlementChanges(before, after *Settlement) []Change {
+	display := func(st *Settlement) map[string]string {
+		d := map[string]string{
+			FieldAmount: st.Amount.String(), FieldCurrency: st.Amount.Currency().Code(),
+			FieldFrom: st.FromUserName, FieldTo: st.ToUserName, FieldStatus: strings.ToUpper(string(st.Status)),
+		}
+		if st.TxHash != "" {
+			d[FieldTxHash] = st.TxHash
+		}
+		return d
+	}
+	var was map[string]string
+	if before != nil {
+		was = display(before)
+	}
+	return diffDisplays(was, display(after), []string{FieldAmount, FieldCurrency, FieldFrom, FieldTo, FieldStatus, FieldTxHash})
+}
+
+// settlementEvent is the activity event of a change to a settlement.
+func settlementEvent(t EventType, st *Settlement, actor string, at time.Time, changes []Change) Event {
+	return Event{
+		GroupID: st.GroupID, Type: t, ActorID: actor, At: at,
+		Subject: Subject{Kind: SubjectSettlement, ID: st.ID, CreatedAt: st.CreatedAt},
+		Changes: changes,
+	}
+}
+
+// settlementEventType names a settlement's change by the status it reaches.
+func settlementEventType(to, from SettlementStatus) EventType {
+	switch {
+	case to == from:
+		return EventSettlementUpdated
+	case to == SettlementCompleted:
+		return EventSettlementCompleted
+	case to == SettlementFailed:
+		return EventSettlementFailed
+	}
+	return EventSettlementUpdated
 }

@@ -61,7 +61,7 @@ func TestUpdateSettlementTransitions(t *testing.T) {
 			f := newFixture(t)
 			g := f.group("1", "2")
 			st := f.settle(g, "1", "2", "3.00", tc.from)
-			got, err := f.UpdateSettlement(ctx, st, store.SettlementChange{Status: &tc.to})
+			got, err := f.UpdateSettlement(ctx, st, store.SettlementChange{Status: &tc.to}, "1")
 			if tc.conflict {
 				require.ErrorIs(t, err, store.ErrConflict)
 				return
@@ -81,7 +81,7 @@ func TestUpdateSettlementTxHashOnly(t *testing.T) {
 	g := f.group("1", "2")
 	st := f.settle(g, "1", "2", "3.00", store.SettlementPending)
 	hash := "a1b2c3"
-	got, err := f.UpdateSettlement(ctx, st, store.SettlementChange{TxHash: &hash})
+	got, err := f.UpdateSettlement(ctx, st, store.SettlementChange{TxHash: &hash}, "1")
 	require.NoError(t, err)
 	require.Equal(t, hash, got.TxHash)
 	require.Equal(t, store.SettlementPending, got.Status)
@@ -99,7 +99,7 @@ func TestCompleteSettlementConcurrentlyOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := f.UpdateSettlement(ctx, st, store.SettlementChange{Status: &to})
+			_, err := f.UpdateSettlement(ctx, st, store.SettlementChange{Status: &to}, "1")
 			results <- err
 		}()
 	}

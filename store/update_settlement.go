@@ -38,7 +38,9 @@ var settlementUnchanged = condItemExists + " AND #status = :current"
 // allowed by CanBecome. Completing it stamps completedAt and moves the
 // balances of both members in the same transaction, so money moves exactly
 // once; it fails with ErrConflict if either has left the group.
-func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change SettlementChange) (Settlement, error) {
+//
+// actor is the member making the change, whom the group's activity event names.
+func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change SettlementChange, actor string) (Settlement, error) {
 	var sets []string
 	values := map[string]types.AttributeValue{":current": str(string(st.Status))}
 	updated := st
@@ -75,18 +77,25 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 		ExpressionAttributeNames:  map[string]string{"#status": attrStatus},
 		ExpressionAttributeValues: values,
 	}}}
-	if updated.Status == SettlementCompleted && st.Status != SettlementCompleted {
-		items = append(items,
-			s.ledgerUpdate(st.GroupID, []string{st.FromUserID, st.ToUserID}, st.Amount.Currency()),
-			s.balancesUpdate(st.GroupID, st.delta()))
+	completes := updated.Status == SettlementCompleted && st.Status != SettlementCompleted
+	if completes {
+		items = append(items, s.balancesUpdate(st.GroupID, st.delta()))
 	}
-	err := s.transactWrite(ctx, items)
+	ev := settlementEvent(settlementEventType(updated.Status, st.Status), &updated, actor, s.stamp(), SettlementChanges(&st, &updated))
+	err := s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
+		if completes {
+			l.changeBalances([]string{st.FromUserID, st.ToUserID}, st.Amount.Currency(), s.maxCurrencies)
+		}
+		return items, nil
+	})
 	switch {
-	case condFailedAt(err, 0):
-		return Settlement{}, conflictf("the settlement changed meanwhile; it is no longer %s", st.Status)
 	case condFailedAt(err, 1):
-		return Settlement{}, s.ledgerRefusal(err, 1, st.Amount.Currency(),
+		return Settlement{}, conflictf("the settlement changed meanwhile; it is no longer %s", st.Status)
+	case condFailedAt(err, 0) && completes:
+		return Settlement{}, s.ledgerRefusal(err, 0, st.Amount.Currency(),
 			conflictf("one of the two members has left the group, so the settlement cannot complete"))
+	case condFailedAt(err, 0):
+		return Settlement{}, notFoundf("group %s", st.GroupID)
 	case err != nil:
 		return Settlement{}, fmt.Errorf("update settlement: %w", err)
 	}

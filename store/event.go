@@ -1,0 +1,210 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// EventType is what happened in a group's activity event.
+type EventType string
+
+// The event types, stored as they are written here.
+const (
+	EventGroupCreated        EventType = "group_created"
+	EventGroupUpdated        EventType = "group_updated"
+	EventMemberJoined        EventType = "member_joined"
+	EventMemberLeft          EventType = "member_left"
+	EventWalletChanged       EventType = "wallet_changed"
+	EventExpenseCreated      EventType = "expense_created"
+	EventExpenseUpdated      EventType = "expense_updated"
+	EventExpenseDeleted      EventType = "expense_deleted"
+	EventExpenseRestored     EventType = "expense_restored"
+	EventSettlementCreated   EventType = "settlement_created"
+	EventSettlementUpdated   EventType = "settlement_updated" // marked sent, or its transaction hash set
+	EventSettlementCompleted EventType = "settlement_completed"
+	EventSettlementFailed    EventType = "settlement_failed"
+)
+
+// SubjectKind is the kind of object an event is about.
+type SubjectKind string
+
+// The subject kinds.
+const (
+	SubjectGroup      SubjectKind = "group"
+	SubjectMember     SubjectKind = "member"
+	SubjectExpense    SubjectKind = "expense"
+	SubjectSettlement SubjectKind = "settlement"
+)
+
+// Subject names the object an event is about: a group by its id, a member by
+// user id, an expense or settlement by id and creation time (which locates
+// its item without an index lookup while it exists).
+type Subject struct {
+	Kind      SubjectKind
+	ID        string
+	CreatedAt time.Time // expenses and settlements
+}
+
+// Change is one field's value before and after a change, as display strings;
+// nil where the field had no value (before a creation, an unset category).
+type Change struct {
+	Field  string
+	Before *string
+	After  *string
+}
+
+// Event is one entry of a group's activity log. Events are numbered from 1
+// without gaps, and each carries a SHA-256 over its content and the hash of
+// the event before it; the group's ledger keeps the newest hash (the head),
+// written in the same transaction as the event and the change it records.
+type Event struct {
+	GroupID  string
+	Seq      int64
+	Type     EventType
+	ActorID  string
+	At       time.Time
+	Subject  Subject
+	Changes  []Change
+	PrevHash string // "" for the first event
+	Hash     string
+}
+
+// ExpenseRef locates the expense the event is about (ok false for other subjects).
+func (ev *Event) ExpenseRef() (ExpenseRef, bool) {
+	return ExpenseRef{ID: ev.Subject.ID, GroupID: ev.GroupID, CreatedAt: ev.Subject.CreatedAt}, ev.Subject.Kind == SubjectExpense
+}
+
+// SettlementRef locates the settlement the event is about (ok false for other subjects).
+func (ev *Event) SettlementRef() (SettlementRef, bool) {
+	return SettlementRef{ID: ev.Subject.ID, GroupID: ev.GroupID, CreatedAt: ev.Subject.CreatedAt}, ev.Subject.Kind == SubjectSettlement
+}
+
+// eventRecord is the GROUP#<groupId> / EVENT#<seq> item. It is written once
+// and never changed.
+type eventRecord struct {
+	itemKey
+	GroupID          string         `dynamodbav:"groupId"`
+	Seq              int64          `dynamodbav:"seq"`
+	Type             string         `dynamodbav:"type"`
+	ActorID          string         `dynamodbav:"actorId"`
+	At               string         `dynamodbav:"at"`
+	SubjectKind      string         `dynamodbav:"subjectKind"`
+	SubjectID        string         `dynamodbav:"subjectId"`
+	SubjectCreatedAt string         `dynamodbav:"subjectCreatedAt,omitempty"`
+	Changes          []changeRecord `dynamodbav:"changes"`
+	PrevHash         string         `dynamodbav:"prevHash,omitempty"`
+	Hash             string         `dynamodbav:"hash"`
+	FormatVersion    int            `dynamodbav:"formatVersion"`
+}
+
+// changeRecord is a Change as stored, and as hashed.
+type changeRecord struct {
+	Field  string  `dynamodbav:"field" json:"field"`
+	Before *string `dynamodbav:"before,omitempty" json:"before"`
+	After  *string `dynamodbav:"after,omitempty" json:"after"`
+}
+
+func changeRecords(cs []Change) []changeRecord {
+	out := make([]changeRecord, len(cs))
+	for i, c := range cs {
+		out[i] = changeRecord(c)
+	}
+	return out
+}
+
+func changesOf(rs []changeRecord) []Change {
+	out := make([]Change, len(rs))
+	for i, r := range rs {
+		out[i] = Change(r)
+	}
+	return out
+}
+
+func (ev *Event) record() eventRecord {
+	r := eventRecord{
+		itemKey: itemKey{PK: groupPK(ev.GroupID), SK: eventSK(ev.Seq)},
+		GroupID: ev.GroupID, Seq: ev.Seq, Type: string(ev.Type), ActorID: ev.ActorID, At: formatTime(ev.At),
+		SubjectKind: string(ev.Subject.Kind), SubjectID: ev.Subject.ID,
+		Changes: changeRecords(ev.Changes), PrevHash: ev.PrevHash, Hash: ev.Hash, FormatVersion: formatCurrent,
+	}
+	if !ev.Subject.CreatedAt.IsZero() {
+		r.SubjectCreatedAt = formatTime(ev.Subject.CreatedAt)
+	}
+	return r
+}
+
+func (r *eventRecord) event() (Event, error) {
+	at, err := parseTime(r.At)
+	if err != nil {
+		return Event{}, fmt.Errorf("event %s at: %w", r.SK, err)
+	}
+	ev := Event{
+		GroupID: r.GroupID, Seq: r.Seq, Type: EventType(r.Type), ActorID: r.ActorID, At: at,
+		Subject:  Subject{Kind: SubjectKind(r.SubjectKind), ID: r.SubjectID},
+		Changes:  changesOf(r.Changes),
+		PrevHash: r.PrevHash, Hash: r.Hash,
+	}
+	if r.SubjectCreatedAt != "" {
+		if ev.Subject.CreatedAt, err = parseTime(r.SubjectCreatedAt); err != nil {
+			return Event{}, fmt.Errorf("event %s subjectCreatedAt: %w", r.SK, err)
+		}
+	}
+	return ev, nil
+}
+
+// hashedEvent is what an event's hash covers, in a fixed order: all of its
+// content and the previous event's hash. encoding/json writes struct fields
+// in declaration order and escapes strings one way, so the bytes are
+// canonical.
+type hashedEvent struct {
+	Format      string         `json:"format"`
+	GroupID     string         `json:"groupId"`
+	Seq         int64          `json:"seq"`
+	Type        string         `json:"type"`
+	ActorID     string         `json:"actorId"`
+	At          string         `json:"at"`
+	SubjectKind string         `json:"subjectKind"`
+	SubjectID   string         `json:"subjectId"`
+	SubjectAt   string         `json:"subjectCreatedAt"`
+	Changes     []changeRecord `json:"changes"`
+	PrevHash    string         `json:"prevHash"`
+}
+
+// hashFormat names the hash's input format, so that a later one can differ.
+const hashFormat = "fracti-event-1"
+
+// computeHash is the hex SHA-256 of the event's content and PrevHash.
+func (r *eventRecord) computeHash() string {
+	changes := r.Changes
+	if changes == nil {
+		changes = []changeRecord{}
+	}
+	b, err := json.Marshal(hashedEvent{
+		Format: hashFormat, GroupID: r.GroupID, Seq: r.Seq, Type: r.Type, ActorID: r.ActorID, At: r.At,
+		SubjectKind: r.SubjectKind, SubjectID: r.SubjectID, SubjectAt: r.SubjectCreatedAt,
+		Changes: changes, PrevHash: r.PrevHash,
+	})
+	if err != nil {
+		panic(err) // strings and numbers only: cannot fail
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// seal numbers the event after head and hashes it into the chain.
+func (ev *Event) seal(head chainHead) {
+	ev.Seq, ev.PrevHash = head.Seq+1, head.Hash
+	r := ev.record()
+	ev.Hash = r.computeHash()
+}
+
+// text is a Change value: nil for "".
+func text(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

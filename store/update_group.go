@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fracti/api/money"
+)
+
+// GroupChange is an update to a group; nil fields stay as they are.
+type GroupChange struct {
+	Title    *string
+	Currency *money.Currency
+}
+
+// UpdateGroup applies change to the group g (as read, at its version) by
+// actor, on condition that it is still at g's version (a VersionConflict
+// otherwise), with the GROUP_UPDATED event in the same transaction. A change
+// that changes nothing returns g as it is. The group's title is read from
+// this item wherever the API shows it, so a rename shows everywhere at once.
+func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, actor string) (Group, error) {
+	next := g
+	if change.Title != nil {
+		next.Title = *change.Title
+	}
+	if change.Currency != nil {
+		next.Currency = *change.Currency
+	}
+	changes := GroupChanges(&g, &next)
+	if len(changes) == 0 {
+		return g, nil
+	}
+	next.Version = g.Version + 1
+	cond := attrVersion + " = :v"
+	if g.Version == 1 {
+		cond = "(" + attrNotExists(attrVersion) + " OR " + cond + ")"
+	}
+	update := &types.Update{
+		TableName: &s.table, Key: tableKey(groupPK(g.ID), skMetadata),
+		UpdateExpression: aws.String("SET " + strings.Join([]string{
+			attrTitle + " = :title", attrCurrency + " = :currency", attrVersion + " = :next", attrFormatVersion + " = :format",
+		}, ", ")),
+		ConditionExpression: aws.String(condItemExists + " AND " + cond),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":title": str(next.Title), ":currency": str(next.Currency.Code()),
+			":v": number(int64(g.Version)), ":next": number(int64(next.Version)), ":format": number(formatCurrent),
+		},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	ev := Event{
+		GroupID: g.ID, Type: EventGroupUpdated, ActorID: actor, At: s.stamp(),
+		Subject: Subject{Kind: SubjectGroup, ID: g.ID}, Changes: changes,
+	}
+	err := s.writeWithEvent(ctx, &ev, func(*ledgerEdit) ([]types.TransactWriteItem, error) {
+		return []types.TransactWriteItem{{Update: update}}, nil
+	})
+	switch {
+	case condFailedAt(err, 1):
+		old := oldItemAt(err, 1)
+		if old == nil {
+			return Group{}, notFoundf("group %s", g.ID)
+		}
+		gs, decodeErr := decodeAll([]map[string]types.AttributeValue{old}, (*groupRecord).group)
+		if decodeErr != nil {
+			return Group{}, decodeErr
+		}
+		return Group{}, &VersionConflict{What: "group", Current: gs[0].Version}
+	case condFailedAt(err, 0):
+		return Group{}, notFoundf("group %s", g.ID)
+	case err != nil:
+		return Group{}, fmt.Errorf("update group: %w", err)
+	}
+	return next, nil
+}
