@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
@@ -40,10 +41,15 @@ func visibleGroup(ctx context.Context, groupID string) (*store.Group, error) {
 }
 
 // visibleExpense is the expense if it exists and the viewer is in its group.
+// A deleted expense exists until its restore window ends, though its
+// tombstone may outlive it by the days TTL deletion lags.
 func visibleExpense(ctx context.Context, ref store.ExpenseRef) (*store.Expense, error) {
 	e, err := loaders.Expense(ctx, ref)
 	if err != nil || e == nil {
 		return nil, err
+	}
+	if e.DeletedAt != nil && !e.Restorable(time.Now()) {
+		return nil, nil
 	}
 	if ok, err := isMember(ctx, e.GroupID); err != nil || !ok {
 		return nil, err
@@ -98,9 +104,10 @@ func member(ctx context.Context, groupID, userID string) (*store.Member, error) 
 	return m, err
 }
 
-// nilIfHidden makes a typed nil pointer an untyped nil Node, which GraphQL
-// renders as null (a typed nil inside an interface is not nil).
-func nilIfHidden[T any](v *T, err error) (model.Node, error) {
+// nilIfHidden makes a typed nil pointer an untyped nil, which GraphQL
+// renders as null where an abstract type (a Node, an event's subject) is
+// expected: a typed nil inside an interface is not nil.
+func nilIfHidden[T any](v *T, err error) (any, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}

@@ -23,8 +23,9 @@ type operation struct {
 }
 
 // everyOperation covers every root field of the schema against a group
-// whose members are Alice and Bob, with an expense and a settlement.
-func everyOperation(group, expense, settlement string) []operation {
+// whose members are Alice and Bob, with an expense, a deleted expense and a
+// settlement.
+func everyOperation(group, expense, deleted, settlement string) []operation {
 	isNull := func(field string) func(t *testing.T, data string) {
 		return func(t *testing.T, data string) { require.JSONEq(t, `{"`+field+`":null}`, data) }
 	}
@@ -36,7 +37,9 @@ func everyOperation(group, expense, settlement string) []operation {
 				require.NotContains(t, data, settlement)
 			}},
 		{name: "group", query: `query($id: ID!) { group(id: $id) { id } }`, vars: []any{"id", group}, hidden: isNull("group")},
-		{name: "expense", query: `query($id: ID!) { expense(id: $id) { id } }`, vars: []any{"id", expense}, hidden: isNull("expense")},
+		{name: "expense", query: `query($id: ID!) { expense(id: $id) { id history { version } } }`, vars: []any{"id", expense}, hidden: isNull("expense")},
+		{name: "deleted expense", query: `query($id: ID!) { expense(id: $id) { id deletedAt } }`, vars: []any{"id", deleted}, hidden: isNull("expense")},
+		{name: "node deleted expense", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", deleted}, hidden: isNull("node")},
 		{name: "settlement", query: `query($id: ID!) { settlement(id: $id) { id } }`, vars: []any{"id", settlement}, hidden: isNull("settlement")},
 		{name: "node group", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", group}, hidden: isNull("node")},
 		{name: "node member", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", group + ":111"}, hidden: isNull("node")},
@@ -48,7 +51,12 @@ func everyOperation(group, expense, settlement string) []operation {
 		{name: "updateWallet", query: `mutation($g: ID!) { updateWallet(groupId: $g, wallet: "") { id } }`, vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "createExpense", query: `mutation($g: ID!) { createExpense(input: {groupId: $g, amount: "1.00", description: "x", splitType: EQUAL, splits: [{userId: "111"}]}) { id } }`,
 			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
+		{name: "updateExpense", query: `mutation($id: ID!) { updateExpense(id: $id, input: {expectedVersion: 1, amount: "99.00"}) { id } }`,
+			vars: []any{"id", expense}, nonMember: "NOT_FOUND"},
 		{name: "deleteExpense", query: `mutation($id: ID!) { deleteExpense(id: $id) }`, vars: []any{"id", expense}, nonMember: "NOT_FOUND"},
+		{name: "restoreExpense", query: `mutation($id: ID!) { restoreExpense(id: $id) { id } }`, vars: []any{"id", deleted}, nonMember: "NOT_FOUND"},
+		{name: "updateGroup", query: `mutation($g: ID!) { updateGroup(id: $g, input: {expectedVersion: 1, title: "Mine"}) { id } }`,
+			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "createSettlement", query: `mutation($g: ID!) { createSettlement(input: {groupId: $g, toUserId: "111", amount: "1.00"}) { id } }`,
 			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "updateSettlement", query: `mutation($id: ID!) { updateSettlement(id: $id, input: {status: COMPLETED}) { id } }`,
@@ -62,7 +70,11 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	group := alice.CreateGroup("Trip")
 	bob.Join(group)
 	expense := alice.Expense(group, "10.00", "111", "222")
+	deleted := alice.Expense(group, "4.00", "111", "222")
+	alice.Must(nil, `mutation($id: ID!) { deleteExpense(id: $id) }`, "id", deleted)
 	settlement := bob.Settle(group, "111", "5.00")
+	var before json.RawMessage
+	alice.Must(&before, everything, "g", group)
 
 	stale := apitest.InitData(222, "Bob", "", "bob", time.Now().Add(-25*time.Hour))
 	fresh := apitest.InitData(222, "Bob", "", "bob", time.Now())
@@ -76,7 +88,7 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 		"unknown scheme":       "Basic YWxpY2U6c2VjcmV0",
 	}
 
-	for i, op := range everyOperation(group, expense, settlement) {
+	for i, op := range everyOperation(group, expense, deleted, settlement) {
 		t.Run(op.name, func(t *testing.T) {
 			for name, header := range credentials {
 				res := api.WithHeader(header).Do(op.query, op.vars...)
@@ -98,7 +110,28 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 			}
 		})
 	}
+
+	// Nobody but the members changed anything: the group, its expenses (the
+	// deleted one included) and settlements are as they were, and the only
+	// events since are the outsider's own join.
+	var after json.RawMessage
+	alice.Must(&after, everything, "g", group)
+	require.JSONEq(t, string(before), string(after))
+	var log struct {
+		Group struct {
+			Activity struct{ Nodes []struct{ Type string } }
+		}
+	}
+	alice.Must(&log, `query($g: ID!) { group(id: $g) { activity(first: 100) { nodes { type } } } }`, "g", group)
+	require.Equal(t, "MEMBER_JOINED", log.Group.Activity.Nodes[0].Type)
+	require.Equal(t, "SETTLEMENT_CREATED", log.Group.Activity.Nodes[1].Type)
 }
+
+// everything is what a group holds that only its members may change.
+const everything = `query($g: ID!) { group(id: $g) { title version
+	expenses { nodes { id version amount history { version } } }
+	settlements { nodes { id status } }
+	debts { from { userId } to { userId } amount } } }`
 
 // answersNothing reports whether data is null or holds only nulls.
 func answersNothing(data []byte) bool {

@@ -215,17 +215,33 @@ func TestParticipantLimit(t *testing.T) {
 		}
 		return s
 	}
-	// 50 participants work; so do 97, the most that fit in one transaction.
-	for _, n := range []int{50, 97} {
+	// 50 participants work; so do 95, the most that fit in one transaction
+	// with the expense's history.
+	var ids []string
+	for _, n := range []int{50, 95} {
 		var out struct {
-			CreateExpense struct{ Splits []struct{ Amount string } }
+			CreateExpense struct {
+				ID     string
+				Splits []struct{ Amount string }
+			}
 		}
 		users[0].Must(&out, createExpense, "in", map[string]any{"groupId": group, "amount": "100.00", "description": "x", "splitType": "EQUAL", "splits": everyone(n)})
 		require.Len(t, out.CreateExpense.Splits, n)
+		ids = append(ids, out.CreateExpense.ID)
 	}
-	res := users[0].Fails("BAD_USER_INPUT", createExpense, "in", map[string]any{"groupId": group, "amount": "100.00", "description": "x", "splitType": "EQUAL", "splits": everyone(98)})
-	require.Contains(t, res.Errors[0].Message, "97")
+	res := users[0].Fails("BAD_USER_INPUT", createExpense, "in", map[string]any{"groupId": group, "amount": "100.00", "description": "x", "splitType": "EQUAL", "splits": everyone(96)})
+	require.Contains(t, res.Errors[0].Message, "95")
 	require.NotContains(t, res.Errors[0].Message, "ransact")
+
+	// Moving the first expense from users 0–49 to users 47–97 would remove 46
+	// participant records and write 51: past one transaction's 100 items.
+	others := everyone(98)[47:]
+	res = users[1].Fails("BAD_USER_INPUT", updateExpense, "id", ids[0], "in", map[string]any{"expectedVersion": 1, "splits": others})
+	require.Contains(t, res.Errors[0].Message, "at most 100")
+	// Half as many changes fit.
+	var out editedResult
+	users[1].Must(&out, updateExpense, "id", ids[0], "in", map[string]any{"expectedVersion": 1, "splits": everyone(98)[25:75]})
+	require.Equal(t, 2, out.UpdateExpense.Version)
 }
 
 func TestLeaveGroup(t *testing.T) {

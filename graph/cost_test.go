@@ -11,13 +11,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Reading balances never reads expenses: with 10 expenses and with 10,000,
-// the same query reads the same number of items in the same calls.
-func TestBalancesAndDebtsCostTheSameAtTenAndTenThousandExpenses(t *testing.T) {
+// Reading balances never reads expenses: with 10 expenses and with 2,000,
+// the same query reads the same number of items in the same calls. (Writes
+// to one group take turns on its activity chain, so 2,000 expenses take
+// about half a minute on DynamoDB Local; the cost does not depend on the
+// count, which 200 times as many shows as well as 1,000 times would.)
+func TestBalancesAndDebtsCostTheSameAtTenAndTwoThousandExpenses(t *testing.T) {
 	if testing.Short() {
-		t.Skip("creates 10,000 expenses")
+		t.Skip("creates 2,000 expenses")
 	}
-	t.Parallel() // a minute of writes: let the other tests run meanwhile
+	t.Parallel() // half a minute of writes: let the other tests run meanwhile
 	api, group, alice, _, _ := trio(t)
 	usd := money.MustCurrency("USD")
 	add := func(n int) {
@@ -62,7 +65,7 @@ func TestBalancesAndDebtsCostTheSameAtTenAndTenThousandExpenses(t *testing.T) {
 
 	add(10)
 	items10, calls10 := cost()
-	add(9_990)
+	add(1_990)
 	var count struct {
 		Group struct{ Expenses struct{ PageInfo pageInfo } }
 	}
@@ -72,5 +75,5 @@ func TestBalancesAndDebtsCostTheSameAtTenAndTenThousandExpenses(t *testing.T) {
 
 	require.Equal(t, items10, items10k, "items read")
 	require.Equal(t, calls10, calls10k, "calls")
-	t.Logf("balances and debts: %d items in %v at 10 and at 10,000 expenses", items10, calls10)
+	t.Logf("balances and debts: %d items in %v at 10 and at 2,000 expenses", items10, calls10)
 }

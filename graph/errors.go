@@ -58,7 +58,8 @@ func orNotFound(err error, what string) error {
 const internalMessage = "internal server error; please retry later"
 
 // ErrorPresenter gives every error an extensions.code. Errors the resolvers
-// shaped pass as they are; the store's outcome errors map to their codes;
+// shaped pass as they are; the store's outcome errors map to their codes (a
+// stale version is CONFLICT with extensions.currentVersion);
 // anything else is logged in full and shown as INTERNAL_SERVER_ERROR with
 // nothing internal in it (no DynamoDB text, no stack).
 func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
@@ -67,7 +68,12 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		if gqlErr.Extensions["code"] != nil {
 			return gqlErr // shaped by a resolver, or gqlgen's own parse and validation failures
 		}
+		var stale *store.VersionConflict
 		switch {
+		case errors.As(err, &stale):
+			e := withCode(gqlErr, CodeConflict, err.Error())
+			e.Extensions["currentVersion"] = stale.Current
+			return e
 		case errors.Is(err, store.ErrBadCursor):
 			return withCode(gqlErr, CodeBadUserInput, "after: "+err.Error())
 		case errors.Is(err, store.ErrNotFound):

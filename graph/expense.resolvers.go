@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/model"
@@ -29,6 +30,20 @@ func (r *expenseResolver) Payer(ctx context.Context, obj *store.Expense) (*store
 // Category is the resolver for the category field.
 func (r *expenseResolver) Category(ctx context.Context, obj *store.Expense) (*string, error) {
 	return nullable(obj.Category), nil
+}
+
+// RestorableUntil is the resolver for the restorableUntil field.
+func (r *expenseResolver) RestorableUntil(ctx context.Context, obj *store.Expense) (*time.Time, error) {
+	if obj.DeletedAt == nil {
+		return nil, nil
+	}
+	until := obj.DeletedAt.Add(store.RestoreWindow)
+	return &until, nil
+}
+
+// History is the resolver for the history field.
+func (r *expenseResolver) History(ctx context.Context, obj *store.Expense) ([]store.Revision, error) {
+	return r.Store.ListRevisions(ctx, obj.GroupID, obj.ID)
 }
 
 // CreateExpense is the resolver for the createExpense field.
@@ -58,6 +73,37 @@ func (r *mutationResolver) CreateExpense(ctx context.Context, input model.Create
 	return &created, nil
 }
 
+// UpdateExpense is the resolver for the updateExpense field.
+func (r *mutationResolver) UpdateExpense(ctx context.Context, id string, input model.UpdateExpenseInput) (*store.Expense, error) {
+	e, err := expenseByID(ctx, id)
+	if err != nil || e == nil {
+		return nil, orNotFound(err, "expense")
+	}
+	switch {
+	case e.DeletedAt != nil:
+		return nil, conflict("the expense is deleted; restore it before editing it")
+	case input.ExpectedVersion != e.Version:
+		return nil, &store.VersionConflict{What: "expense", Current: e.Version}
+	}
+	g, err := group(ctx, e.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	next, err := editedExpense(ctx, g, e, input)
+	if err != nil {
+		return nil, err
+	}
+	updated, err := r.Store.UpdateExpense(ctx, *e, next, g.Title, viewerID(ctx))
+	if errors.Is(err, store.ErrTooManyCurrencies) {
+		return nil, currencyLimit(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	loaders.Wrote(ctx, e.GroupID)
+	return &updated, nil
+}
+
 // DeleteExpense is the resolver for the deleteExpense field.
 func (r *mutationResolver) DeleteExpense(ctx context.Context, id string) (string, error) {
 	e, err := expenseByID(ctx, id)
@@ -68,11 +114,38 @@ func (r *mutationResolver) DeleteExpense(ctx context.Context, id string) (string
 	if me != e.CreatedBy && !slices.ContainsFunc(e.Payers, func(p store.Payment) bool { return p.UserID == me }) {
 		return "", forbidden("only a member who paid or recorded this expense can delete it")
 	}
+	if e.DeletedAt != nil {
+		return "", conflict("the expense is already deleted")
+	}
 	if _, err := r.Store.DeleteExpense(ctx, *e, me); err != nil {
 		return "", err
 	}
 	loaders.Wrote(ctx, e.GroupID)
 	return id, nil
+}
+
+// RestoreExpense is the resolver for the restoreExpense field.
+func (r *mutationResolver) RestoreExpense(ctx context.Context, id string) (*store.Expense, error) {
+	e, err := expenseByID(ctx, id)
+	if err != nil || e == nil {
+		return nil, orNotFound(err, "expense")
+	}
+	if e.DeletedAt == nil {
+		return nil, conflict("the expense is not deleted")
+	}
+	g, err := group(ctx, e.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	restored, err := r.Store.RestoreExpense(ctx, *e, g.Title, viewerID(ctx))
+	if errors.Is(err, store.ErrTooManyCurrencies) {
+		return nil, currencyLimit(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	loaders.Wrote(ctx, e.GroupID)
+	return &restored, nil
 }
 
 // ID is the resolver for the id field.

@@ -15,6 +15,13 @@ import (
 // every payer's and beneficiary's exact amount. Every rejection names its
 // input field.
 func newExpense(ctx context.Context, g *store.Group, in model.CreateExpenseInput) (store.Expense, error) {
+	return checkedExpense(ctx, g, in, nil)
+}
+
+// checkedExpense is newExpense where the users in mayHaveLeft need only
+// have been members (the store still refuses an edit that changes the
+// balance of someone who left).
+func checkedExpense(ctx context.Context, g *store.Group, in model.CreateExpenseInput, mayHaveLeft map[string]bool) (store.Expense, error) {
 	cur, err := currency("input.currency", in.Currency, g.Currency)
 	if err != nil {
 		return store.Expense{}, err
@@ -63,14 +70,18 @@ func newExpense(ctx context.Context, g *store.Group, in model.CreateExpenseInput
 		return store.Expense{}, err
 	}
 	for i, m := range members {
-		if !m.Active() {
+		if !m.Active() && (m == nil || !mayHaveLeft[userIDs[i]]) {
 			return store.Expense{}, badInput(fields[i], "user %s is not a member of this group", userIDs[i])
 		}
+	}
+	spent, err := spentAt("input.spentAt", in.SpentAt)
+	if err != nil {
+		return store.Expense{}, err
 	}
 
 	e := store.Expense{
 		GroupID: g.ID, Amount: total, Description: description, Category: category,
-		SplitType: in.SplitType, CreatedBy: viewerID(ctx),
+		SplitType: in.SplitType, CreatedBy: viewerID(ctx), SpentAt: spent,
 	}
 	for i := range payers {
 		payers[i].UserName = members[i].Name
@@ -233,3 +244,80 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 
 // enumName is a stored enum value as the schema spells it ("equal" → EQUAL).
 func enumName[T ~string](v T) string { return strings.ToUpper(string(v)) }
+
+// editedExpense applies an updateExpense input to the expense e: the fields
+// given replace e's, the rest keep their values, and the result is checked as
+// a new expense would be. A new amount re-divides EQUAL, PERCENTAGE and
+// SHARES splits by their weights and moves a single payer's payment with it;
+// EXACT amounts and several payers' amounts must then be given anew.
+func editedExpense(ctx context.Context, g *store.Group, e *store.Expense, in model.UpdateExpenseInput) (store.Expense, error) {
+	amount := e.Amount.Decimal()
+	amountChanged := false
+	if in.Amount != nil {
+		amount, amountChanged = *in.Amount, in.Amount.Cmp(e.Amount.Decimal()) != 0
+	}
+	cur := e.Currency().Code()
+	if in.Currency != nil {
+		cur = *in.Currency
+	}
+	description := e.Description
+	if in.Description != nil {
+		description = *in.Description
+	}
+	category := nullable(e.Category)
+	if in.Category != nil {
+		category = nullable(*in.Category)
+	}
+	spent := e.SpentAt
+	if in.SpentAt != nil {
+		spent = *in.SpentAt
+	}
+	c := model.CreateExpenseInput{
+		GroupID: g.ID, Amount: amount, Currency: &cur, Description: description, Category: category,
+		PayerID: in.PayerID, Payers: in.Payers, SplitType: e.SplitType, Splits: in.Splits, SpentAt: &spent,
+	}
+	if in.PayerID == nil && in.Payers == nil {
+		switch {
+		case len(e.Payers) == 1:
+			c.PayerID = &e.Payers[0].UserID
+		case amountChanged:
+			return store.Expense{}, badInput("input.payers", "several members paid this expense: give payers with the new amount")
+		default:
+			for _, p := range e.Payers {
+				c.Payers = append(c.Payers, model.PaymentInput{UserID: p.UserID, Amount: p.Amount.Decimal()})
+			}
+		}
+	}
+	if in.SplitType != nil {
+		c.SplitType = *in.SplitType
+	}
+	if in.Splits == nil {
+		switch {
+		case c.SplitType != e.SplitType && c.SplitType != store.SplitEqual:
+			return store.Expense{}, badInput("input.splits", "give splits for the new split type %s", enumName(c.SplitType))
+		case c.SplitType == store.SplitExact && amountChanged:
+			return store.Expense{}, badInput("input.splits", "give the EXACT splits' amounts for the new amount")
+		}
+		for _, sp := range e.Splits {
+			si := model.SplitInput{UserID: sp.UserID}
+			switch c.SplitType {
+			case store.SplitExact:
+				d := sp.Amount.Decimal()
+				si.Amount = &d
+			case store.SplitPercentage:
+				si.Percentage = sp.Percentage
+			case store.SplitShares:
+				si.Shares = sp.Shares
+			}
+			c.Splits = append(c.Splits, si)
+		}
+	}
+	involved := map[string]bool{}
+	for _, p := range e.Payers {
+		involved[p.UserID] = true
+	}
+	for _, sp := range e.Splits {
+		involved[sp.UserID] = true
+	}
+	return checkedExpense(ctx, g, c, involved)
+}

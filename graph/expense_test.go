@@ -199,9 +199,15 @@ func TestDeleteExpense(t *testing.T) {
 	alice.Must(&out, del, "id", id)
 	require.Equal(t, id, out.DeleteExpense)
 
-	var e struct{ Expense *struct{ ID string } }
-	carol.Must(&e, `query($id: ID!) { expense(id: $id) { id } }`, "id", id)
-	require.Nil(t, e.Expense)
+	// It is still there for "undo", marked deleted.
+	var e struct {
+		Expense *struct {
+			ID        string
+			DeletedAt *string
+		}
+	}
+	carol.Must(&e, `query($id: ID!) { expense(id: $id) { id deletedAt } }`, "id", id)
+	require.NotNil(t, e.Expense.DeletedAt)
 	var owes struct {
 		Me struct {
 			Owes struct{ Nodes []struct{ Amount string } }
@@ -210,7 +216,7 @@ func TestDeleteExpense(t *testing.T) {
 	bob.Must(&owes, `{ me { owes { nodes { amount } } } }`)
 	require.Empty(t, owes.Me.Owes.Nodes, "the participant records went with it")
 
-	alice.Fails("NOT_FOUND", del, "id", id)
+	alice.Fails("CONFLICT", del, "id", id)
 
 	// Whoever recorded an expense for someone else may delete it too.
 	var created struct{ CreateExpense struct{ ID string } }

@@ -102,6 +102,23 @@ func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *b
 	return out, nil
 }
 
+// Activity is the resolver for the activity field.
+func (r *groupResolver) Activity(ctx context.Context, obj *store.Group, first *int, after *string) (*model.GroupActivityConnection, error) {
+	c, err := listConnection(ctx, r.Store.ListEvents, obj.ID, first, after, func(cursor string, ev *store.Event) model.GroupEventEdge {
+		return model.GroupEventEdge{Cursor: cursor, Node: ev}
+	})
+	return (*model.GroupActivityConnection)(c), err
+}
+
+// HistoryHead is the resolver for the historyHead field.
+func (r *groupResolver) HistoryHead(ctx context.Context, obj *store.Group) (*string, error) {
+	b, err := loaders.Balances(ctx, obj.ID)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	return nullable(b.HistoryHead), nil
+}
+
 // CreateGroup is the resolver for the createGroup field.
 func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGroupInput) (*store.Group, error) {
 	title, err := text("input.title", input.Title, 1, 128)
@@ -128,6 +145,39 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGr
 	loaders.PrimeGroup(ctx, &g)
 	loaders.PrimeMember(ctx, &m)
 	return &g, nil
+}
+
+// UpdateGroup is the resolver for the updateGroup field.
+func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input model.UpdateGroupInput) (*store.Group, error) {
+	g, err := visibleGroup(ctx, id)
+	if err != nil || g == nil {
+		return nil, orNotFound(err, "group")
+	}
+	if input.ExpectedVersion != g.Version {
+		return nil, &store.VersionConflict{What: "group", Current: g.Version}
+	}
+	var change store.GroupChange
+	if input.Title != nil {
+		title, err := text("input.title", *input.Title, 1, 128)
+		if err != nil {
+			return nil, err
+		}
+		change.Title = &title
+	}
+	if input.Currency != nil {
+		cur, err := money.LookupCurrency(*input.Currency)
+		if err != nil {
+			return nil, moneyError("input.currency", err)
+		}
+		change.Currency = &cur
+	}
+	updated, err := r.Store.UpdateGroup(ctx, *g, change, viewerID(ctx))
+	if err != nil {
+		return nil, err
+	}
+	loaders.Wrote(ctx, g.ID)
+	loaders.PrimeGroup(ctx, &updated)
+	return &updated, nil
 }
 
 // Group is the resolver for the group field.

@@ -1,12 +1,14 @@
 package graph_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fracti/api/internal/apitest"
@@ -23,6 +25,8 @@ type world struct {
 	ids      []string
 	member   map[string]bool
 	expenses map[string]string // id → who recorded it
+	deleted  map[string]string // deleted expenses: id → who recorded it
+	versions map[string]int    // every expense's version
 	pending  map[string][2]string
 }
 
@@ -30,8 +34,10 @@ var currencies = []string{"USD", "JPY", "TON", "KWD"}
 
 // TestRandomSequencesKeepMoneyAddingUp runs long random sequences of
 // creates (every split type, one and several payers, several currencies),
-// deletes, settlements, status changes, settling up, leaving and rejoining,
-// through the GraphQL API, and checks the invariants after every step.
+// edits, deletes, restores, settlements, status changes, settling up,
+// leaving and rejoining, through the GraphQL API, and checks the invariants
+// after every step, and after every edit, deletion and restoration that the
+// expense's history replays to what it is.
 // FRACTI_SEEDS=n runs n more random seeds.
 func TestRandomSequencesKeepMoneyAddingUp(t *testing.T) {
 	t.Parallel()
@@ -45,7 +51,8 @@ func TestRandomSequencesKeepMoneyAddingUp(t *testing.T) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			api := apitest.New(t)
 			w := &world{t: t, rng: rand.New(rand.NewPCG(seed, seed)), users: map[string]*apitest.User{},
-				member: map[string]bool{}, expenses: map[string]string{}, pending: map[string][2]string{}}
+				member: map[string]bool{}, expenses: map[string]string{}, deleted: map[string]string{},
+				versions: map[string]int{}, pending: map[string][2]string{}}
 			for i := range 4 {
 				id := fmt.Sprint(500 + i)
 				w.users[id], w.ids, w.member[id] = api.User(id, "User "+id), append(w.ids, id), true
@@ -92,15 +99,19 @@ func (w *world) pick(xs []string) string { return xs[w.rng.IntN(len(xs))] }
 // step does one random operation and checks its outcome; it returns its name.
 func (w *world) step() string {
 	switch r := w.rng.IntN(100); {
-	case r < 40:
+	case r < 30:
 		return w.createExpense()
+	case r < 42:
+		return w.updateExpense()
 	case r < 52:
 		return w.deleteExpense()
-	case r < 70:
+	case r < 58:
+		return w.restoreExpense()
+	case r < 72:
 		return w.createSettlement()
-	case r < 82:
+	case r < 84:
 		return w.changeSettlement()
-	case r < 90:
+	case r < 91:
 		return w.settleUp()
 	default:
 		return w.leaveOrRejoin()
@@ -130,7 +141,9 @@ func format(minor int64, code string) string {
 	return money.NewAmountBig(big.NewInt(minor), money.MustCurrency(code)).String()
 }
 
-func (w *world) createExpense() string {
+// randomExpense is a random createExpense input for the group's members,
+// and what it says in words.
+func (w *world) randomExpense() (map[string]any, string) {
 	code := w.pick(currencies)
 	members := w.members()
 	total := 1 + w.rng.Int64N(200_000)
@@ -167,23 +180,150 @@ func (w *world) createExpense() string {
 	} else if w.rng.IntN(2) == 0 {
 		in["payerId"] = w.pick(members)
 	}
-	by := w.pick(members)
+	return in, fmt.Sprintf("%s %s split %s", format(total, code), code, splitType)
+}
+
+func (w *world) createExpense() string {
+	in, what := w.randomExpense()
+	by := w.pick(w.members())
 	var out struct{ CreateExpense struct{ ID string } }
 	w.users[by].Must(&out, createExpense, "in", in)
 	w.expenses[out.CreateExpense.ID] = by
-	return fmt.Sprintf("%s adds %s %s split %s", by, format(total, code), code, splitType)
+	w.versions[out.CreateExpense.ID] = 1
+	return fmt.Sprintf("%s adds %s", by, what)
+}
+
+// pickOf picks one of a map's keys.
+func pickOf[V any](w *world, m map[string]V) string {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return w.pick(ids)
+}
+
+// updateExpense has any member edit a live expense: everything anew, or
+// only its description and date.
+func (w *world) updateExpense() string {
+	if len(w.expenses) == 0 {
+		return w.createExpense()
+	}
+	id := pickOf(w, w.expenses)
+	in, what := w.randomExpense()
+	delete(in, "groupId")
+	by := w.pick(w.members())
+	if in["payers"] == nil && in["payerId"] == nil {
+		in["payerId"] = by // as createExpense defaults to the viewer; an edit keeps the payers
+	}
+	if w.rng.IntN(3) == 0 {
+		in, what = map[string]any{"description": fmt.Sprint("renamed ", w.rng.IntN(1000)), "spentAt": "2026-01-02T03:04:05.678Z"}, "new description"
+	}
+	in["expectedVersion"] = w.versions[id]
+	res := w.users[by].Do(`mutation($id: ID!, $in: UpdateExpenseInput!) { updateExpense(id: $id, input: $in) { version } }`, "id", id, "in", in)
+	if res.Code() == "CONFLICT" { // it changes the balance of someone who left
+		return "edit refused: involves a former member"
+	}
+	require.Empty(w.t, res.Errors)
+	var out struct{ UpdateExpense struct{ Version int } }
+	require.NoError(w.t, json.Unmarshal(res.Data, &out))
+	w.versions[id] = out.UpdateExpense.Version
+	w.checkHistory(id)
+	return fmt.Sprintf("%s edits %s: %s", by, id, what)
+}
+
+func (w *world) restoreExpense() string {
+	if len(w.deleted) == 0 {
+		return w.deleteExpense()
+	}
+	id := pickOf(w, w.deleted)
+	by := w.pick(w.members())
+	res := w.users[by].Do(`mutation($id: ID!) { restoreExpense(id: $id) { version } }`, "id", id)
+	if res.Code() == "CONFLICT" { // it involves someone who left
+		return "restore refused: involves a former member"
+	}
+	require.Empty(w.t, res.Errors)
+	w.expenses[id], w.versions[id] = w.deleted[id], w.versions[id]+1
+	delete(w.deleted, id)
+	w.checkHistory(id)
+	return "restore " + id
+}
+
+// checkHistory replays the expense's history, oldest first: versions run
+// 1, 2, 3… to the current one, each change starts from the value the one
+// before left, and the result is the expense as it is.
+func (w *world) checkHistory(id string) {
+	var out struct {
+		Expense struct {
+			Amount, Currency, Description, SpentAt, SplitType string
+			Category                                          *string
+			Version                                           int
+			Payers                                            []struct {
+				Member struct{ Name string }
+				Amount string
+			}
+			Splits []struct {
+				Member             struct{ Name string }
+				Amount             string
+				Percentage, Shares *string
+			}
+			History []struct {
+				Version int
+				Action  string
+				Changes []change
+			}
+		}
+	}
+	w.users[w.anyMember()].Must(&out, `query($id: ID!) { expense(id: $id) {
+		amount currency description category spentAt splitType version
+		payers { member { name } amount } splits { member { name } amount percentage shares }
+		history { version action changes { field before after } } } }`, "id", id)
+	e := out.Expense
+	require.Equal(w.t, w.versions[id], e.Version)
+	state := map[string]string{}
+	for i := len(e.History) - 1; i >= 0; i-- {
+		rev := e.History[i]
+		require.Equal(w.t, len(e.History)-i, rev.Version, "versions run without gaps")
+		for _, c := range rev.Changes {
+			was, had := state[c.Field]
+			require.Equal(w.t, c.Before != nil, had, "%s v%d %s: before", id, rev.Version, c.Field)
+			if had {
+				require.Equal(w.t, was, *c.Before, "%s v%d %s starts where the last change left it", id, rev.Version, c.Field)
+			}
+			if c.After == nil {
+				delete(state, c.Field)
+			} else {
+				state[c.Field] = *c.After
+			}
+		}
+	}
+	want := map[string]string{"amount": e.Amount, "currency": e.Currency, "description": e.Description, "spentAt": e.SpentAt, "splitType": e.SplitType}
+	if e.Category != nil {
+		want["category"] = *e.Category
+	}
+	var payers, splits []string
+	for _, p := range e.Payers {
+		payers = append(payers, p.Member.Name+": "+p.Amount)
+	}
+	for _, sp := range e.Splits {
+		s := sp.Member.Name + ": " + sp.Amount
+		switch {
+		case sp.Percentage != nil:
+			s += " (" + *sp.Percentage + "%)"
+		case sp.Shares != nil:
+			s += " (" + *sp.Shares + " shares)"
+		}
+		splits = append(splits, s)
+	}
+	want["payers"], want["splits"] = strings.Join(payers, "; "), strings.Join(splits, "; ")
+	require.Equal(w.t, want, state, "the history of %s replays to the expense", id)
 }
 
 func (w *world) deleteExpense() string {
 	if len(w.expenses) == 0 {
 		return w.createExpense()
 	}
-	ids := make([]string, 0, len(w.expenses))
-	for id := range w.expenses {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	id := w.pick(ids)
+	id := pickOf(w, w.expenses)
 	by := w.expenses[id]
 	if !w.member[by] {
 		return "skip: the recorder left"
@@ -193,7 +333,9 @@ func (w *world) deleteExpense() string {
 		return "delete refused: involves a former member"
 	}
 	require.Empty(w.t, res.Errors)
+	w.deleted[id], w.versions[id] = by, w.versions[id]+1
 	delete(w.expenses, id)
+	w.checkHistory(id)
 	return "delete " + id
 }
 

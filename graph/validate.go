@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/fracti/api/freetext"
 	"github.com/fracti/api/money"
@@ -144,4 +145,21 @@ func moneyError(field string, err error) error {
 		}
 	}
 	return &internalError{fmt.Errorf("%s: %w", field, err)}
+}
+
+// spentAtSlack is how far ahead a spentAt may be: a day, for time zones.
+const spentAtSlack = 24 * time.Hour
+
+// spentAt checks when an expense's money was spent; zero when not given.
+func spentAt(field string, t *time.Time) (time.Time, error) {
+	if t == nil {
+		return time.Time{}, nil
+	}
+	switch {
+	case t.After(time.Now().Add(spentAtSlack)):
+		return time.Time{}, badInput(field, "is in the future")
+	case t.Year() < 1970:
+		return time.Time{}, badInput(field, "is before 1970")
+	}
+	return t.UTC().Truncate(time.Millisecond), nil
 }

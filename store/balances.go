@@ -39,6 +39,10 @@ type GroupBalances struct {
 	Version   int64    // the ledger's version when read
 	MemberIDs []string // current members, sorted
 	Books     []*ledger.Book
+	// Events and HistoryHead are the head of the group's activity chain: the
+	// number and hash of its newest event ("" before the first).
+	Events      int64
+	HistoryHead string
 }
 
 // Book is the group's book in the currency, or an empty one.
@@ -76,7 +80,7 @@ func (s *Store) getBalances(ctx context.Context, groupIDs []string, consistent b
 		}
 		id := groupIDFromPK(rec.PK)
 		slices.Sort(rec.MemberIDs)
-		byGroup[id] = &GroupBalances{GroupID: id, Version: rec.Version, MemberIDs: rec.MemberIDs}
+		byGroup[id] = &GroupBalances{GroupID: id, Version: rec.Version, MemberIDs: rec.MemberIDs, Events: rec.Events, HistoryHead: rec.Head}
 		for _, c := range rec.Currencies {
 			bookKeys = append(bookKeys, tableKey(rec.PK, balancesSK(c)))
 		}

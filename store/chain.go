@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,16 +32,75 @@ type chainHead struct {
 	Hash string
 }
 
-// chainAttempts bounds how often a write reads the head again after others
-// took the chain's next place first; chainBackoff is the first wait.
+// chainAttempts bounds how often a write tries again after a write from
+// another process took the chain's next place first. Each lost attempt means
+// another write landed, so the group as a whole always makes progress; a
+// loser learns the new head from the refusal itself and tries again after a
+// short random pause (full jitter, growing from chainBackoff to
+// chainMaxBackoff), so that writers that collided once do not keep colliding.
 const (
-	chainAttempts = 30
-	chainBackoff  = 5 * time.Millisecond
+	chainAttempts   = 100
+	chainBackoff    = time.Millisecond
+	chainMaxBackoff = 8 * time.Millisecond
 )
 
 // errChainBusy is what a write gets when it lost the race for the chain's
 // next place every time.
 var errChainBusy = fmt.Errorf("%w: the group is too busy to record this right now; retry", ErrConflict)
+
+// chainTurns makes the writes to one group from this process take turns, so
+// that they never race each other for the chain's next place (a lost race
+// costs a whole cancelled transaction), and remembers each group's head, so
+// that a write needs no read first. Only writes from other processes can
+// then move a head behind our back, and the ledger's condition catches those.
+// Groups share a fixed number of turns by hash, which bounds the memory.
+type chainTurns struct {
+	shards [chainShards]chainShard
+}
+
+const (
+	chainShards     = 256
+	chainShardHeads = 64 // heads remembered per shard before it forgets them all
+)
+
+type chainShard struct {
+	turn  chan struct{}        // holding its one slot is holding the turn
+	heads map[string]chainHead // guarded by the turn
+}
+
+func newChainTurns() *chainTurns {
+	c := &chainTurns{}
+	for i := range c.shards {
+		c.shards[i] = chainShard{turn: make(chan struct{}, 1), heads: map[string]chainHead{}}
+	}
+	return c
+}
+
+// take waits for the group's turn, or for ctx to end.
+func (c *chainTurns) take(ctx context.Context, groupID string) (*chainShard, error) {
+	h := fnv.New32a()
+	h.Write([]byte(groupID))
+	sh := &c.shards[h.Sum32()%chainShards]
+	select {
+	case sh.turn <- struct{}{}:
+		return sh, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (sh *chainShard) release() { <-sh.turn }
+
+// remember keeps a group's head after a write; forget drops it when the
+// outcome of a write is unknown.
+func (sh *chainShard) remember(groupID string, head chainHead) {
+	if len(sh.heads) >= chainShardHeads {
+		clear(sh.heads)
+	}
+	sh.heads[groupID] = head
+}
+
+func (sh *chainShard) forget(groupID string) { delete(sh.heads, groupID) }
 
 // headProjection reads only the head of a ledger item.
 var headProjection = attrEvents + ", " + attrHead
@@ -81,51 +142,77 @@ func (l *ledgerEdit) appendTo(prev chainHead, ev *Event) {
 // writeWithEvent writes, in one transaction, the group's ledger edit (at
 // index 0), the items build returns (from index 1) and the event ev, sealed
 // into the chain after its current head. build gets the ledger edit to add
-// its own conditions and changes; it may be called again, when another
-// write took the chain's next place first and the head is read again.
-// Any other failure is returned as it is, for the caller to explain by
-// index. ev's number and hashes are set when it returns.
+// its own conditions and changes; it is called again when a write from
+// another process took the chain's next place first. Any other failure is
+// returned as it is, for the caller to explain by index. ev's number and
+// hashes are set when it returns.
 func (s *Store) writeWithEvent(ctx context.Context, ev *Event, build func(l *ledgerEdit) ([]types.TransactWriteItem, error)) error {
-	return retry(ctx, chainAttempts, chainBackoff, func() (bool, error) {
-		head, err := s.readHead(ctx, ev.GroupID)
-		if err != nil {
-			return true, err
+	sh, err := s.turns.take(ctx, ev.GroupID)
+	if err != nil {
+		return err
+	}
+	defer sh.release()
+	head, known := sh.heads[ev.GroupID]
+	if !known {
+		if head, err = s.readHead(ctx, ev.GroupID); err != nil {
+			return err
 		}
+	}
+	backoff := chainBackoff
+	for range chainAttempts {
 		ev.seal(head)
 		l := newLedgerEdit(ev.GroupID)
 		l.appendTo(head, ev)
 		items, err := build(l)
 		if err != nil {
-			return true, err
+			return err
 		}
 		put, err := s.putNew(ev.record(), "event")
 		if err != nil {
-			return true, err
+			return err
 		}
 		all := make([]types.TransactWriteItem, 0, len(items)+2)
 		all = append(append(append(all, l.item(&s.table)), items...), put)
 		err = s.transactWrite(ctx, all)
-		if headMoved(err, head, len(all)-1) {
-			return false, errChainBusy
+		if err == nil {
+			sh.remember(ev.GroupID, chainHead{Seq: ev.Seq, Hash: ev.Hash})
+			return nil
 		}
-		return true, err
-	})
+		moved, now := headMoved(err, head, len(all)-1)
+		switch {
+		case !moved:
+			sh.forget(ev.GroupID)
+			return err
+		case now != nil:
+			head = *now
+		default:
+			if head, err = s.readHead(ctx, ev.GroupID); err != nil {
+				sh.forget(ev.GroupID)
+				return err
+			}
+		}
+		if err := sleep(ctx, rand.N(backoff)); err != nil {
+			sh.forget(ev.GroupID)
+			return err
+		}
+		backoff = min(2*backoff, chainMaxBackoff)
+	}
+	sh.forget(ev.GroupID)
+	return errChainBusy
 }
 
 // headMoved reports whether a transaction of writeWithEvent failed because
-// the chain no longer ended at head: the event's place was taken, or the
-// ledger's condition failed with the ledger showing another head.
-func headMoved(err error, head chainHead, eventAt int) bool {
-	if condFailedAt(err, eventAt) {
-		return true
+// the chain no longer ended at head, and where it ends now when the refusal
+// says so: the ledger's condition failed with the ledger showing another
+// head, or the event's place was taken.
+func headMoved(err error, head chainHead, eventAt int) (bool, *chainHead) {
+	if condFailedAt(err, 0) {
+		if old := oldItemAt(err, 0); old != nil {
+			now, decodeErr := headOf(old)
+			if decodeErr == nil && now.Seq != head.Seq {
+				return true, &now
+			}
+		}
 	}
-	if !condFailedAt(err, 0) {
-		return false
-	}
-	old := oldItemAt(err, 0)
-	if old == nil {
-		return false
-	}
-	now, decodeErr := headOf(old)
-	return decodeErr == nil && now.Seq != head.Seq
+	return condFailedAt(err, eventAt), nil
 }

@@ -40,9 +40,6 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 	}
 	e.Splits = slices.Clone(e.Splits) // the caller's slices stay as they were
 	e.Payers = slices.Clone(e.Payers)
-	if len(e.Payers) == 0 {
-		e.Payers = []Payment{{UserID: e.PayerID, UserName: e.PayerName, Amount: e.Amount}}
-	}
 	e.own()
 	involved := e.involvedUsers()
 	if len(involved) > MaxExpenseParticipants {
@@ -93,10 +90,14 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 	return e, nil
 }
 
-// own readies an expense to be written: the main payer from the payers, the
-// expense's id and group on its splits and payments, the current format.
+// own readies an expense to be written: its payers (PayerID alone, paying it
+// all, when none are listed), the main payer from them, the expense's id and
+// group on its splits and payments, the current format.
 func (e *Expense) own() {
 	e.format = formatCurrent
+	if len(e.Payers) == 0 {
+		e.Payers = []Payment{{UserID: e.PayerID, UserName: e.PayerName, Amount: e.Amount}}
+	}
 	main := e.Payers[MainPayer(e.Payers)]
 	e.PayerID, e.PayerName = main.UserID, main.UserName
 	for i := range e.Splits {

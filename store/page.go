@@ -34,9 +34,12 @@ type listQuery struct {
 	index   string // "" for the table itself
 	keyCond string
 	values  map[string]types.AttributeValue
-	filter  string   // optional FilterExpression
-	forward bool     // false: newest first
-	keys    []string // attributes of an item's position in this index
+	filter  string // optional FilterExpression
+	forward bool   // false: newest first
+	// consistent reads strongly (table lists only), for lists a client reads
+	// right after its own write, such as the history it just added to.
+	consistent bool
+	keys       []string // attributes of an item's position in this index
 	// keep, when set, drops items after they are read (such as records of
 	// groups the user has left); like filter, the page is still filled.
 	keep func(ctx context.Context, items []map[string]types.AttributeValue) ([]bool, error)
@@ -96,6 +99,9 @@ func (s *Store) collect(ctx context.Context, q listQuery, start map[string]types
 		}
 		if q.filter != "" {
 			in.FilterExpression = aws.String(q.filter)
+		}
+		if q.consistent {
+			in.ConsistentRead = aws.Bool(true)
 		}
 		out, err := s.db.Query(ctx, in)
 		if err != nil {

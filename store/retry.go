@@ -27,13 +27,21 @@ func retry(ctx context.Context, attempts int, backoff time.Duration, try func() 
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 			return err
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-timer.C:
+		if err := sleep(ctx, wait); err != nil {
+			return err
 		}
 		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// sleep waits for d, or returns ctx.Err() when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
 	}
 }

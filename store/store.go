@@ -19,6 +19,8 @@ type Store struct {
 	newID   func() string
 	// maxCurrencies bounds the currencies a group holds balances in.
 	maxCurrencies int
+	// turns serializes this process's writes to each group (chain.go).
+	turns *chainTurns
 }
 
 // DefaultMaxGroupCurrencies is how many currencies one group may hold
@@ -55,6 +57,7 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 		now:           now,
 		newID:         func() string { return uuid.NewString() },
 		maxCurrencies: maxCurrencies,
+		turns:         newChainTurns(),
 	}
 }
 

@@ -24,6 +24,9 @@ type ExpenseResolver interface {
 	Payer(ctx context.Context, obj *store.Expense) (*store.Member, error)
 
 	Category(ctx context.Context, obj *store.Expense) (*string, error)
+
+	RestorableUntil(ctx context.Context, obj *store.Expense) (*time.Time, error)
+	History(ctx context.Context, obj *store.Expense) ([]store.Revision, error)
 }
 type PaymentResolver interface {
 	ID(ctx context.Context, obj *store.Payment) (string, error)
@@ -338,6 +341,130 @@ func (ec *executionContext) _Expense_createdAt(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Expense_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Expense_spentAt(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_spentAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpentAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_spentAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Expense_version(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Expense_deletedAt(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_deletedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_deletedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Expense_restorableUntil(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_restorableUntil(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Expense().RestorableUntil(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_restorableUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type DateTime does not have child fields"))
+}
+
+func (ec *executionContext) _Expense_history(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Expense().History(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []store.Revision) graphql.Marshaler {
+			return ec.marshalNExpenseRevision2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐRevisionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_history(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Expense",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ExpenseRevision(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Payment_id(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
@@ -837,7 +964,7 @@ func (ec *executionContext) unmarshalInputCreateExpenseInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"groupId", "amount", "currency", "description", "category", "payerId", "payers", "splitType", "splits", "idempotencyKey"}
+	fieldsInOrder := [...]string{"groupId", "amount", "currency", "description", "category", "payerId", "payers", "splitType", "splits", "spentAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -907,6 +1034,13 @@ func (ec *executionContext) unmarshalInputCreateExpenseInput(ctx context.Context
 				return it, err
 			}
 			it.Splits = data
+		case "spentAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("spentAt"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpentAt = data
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1007,6 +1141,99 @@ func (ec *executionContext) unmarshalInputSplitInput(ctx context.Context, obj an
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputUpdateExpenseInput(ctx context.Context, obj any) (model.UpdateExpenseInput, error) {
+	var it model.UpdateExpenseInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"expectedVersion", "amount", "currency", "description", "category", "payerId", "payers", "splitType", "splits", "spentAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "expectedVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedVersion"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedVersion = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "currency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currency"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Currency = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "category":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("category"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Category = data
+		case "payerId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payerId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PayerID = data
+		case "payers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payers"))
+			data, err := ec.unmarshalOPaymentInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Payers = data
+		case "splitType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("splitType"))
+			data, err := ec.unmarshalOSplitType2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SplitType = data
+		case "splits":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("splits"))
+			data, err := ec.unmarshalOSplitInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSplitInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Splits = data
+		case "spentAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("spentAt"))
+			data, err := ec.unmarshalODateTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SpentAt = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -1015,7 +1242,7 @@ func (ec *executionContext) unmarshalInputSplitInput(ctx context.Context, obj an
 
 // region    **************************** object.gotpl ****************************
 
-var expenseImplementors = []string{"Expense", "Node", "ActivityItem"}
+var expenseImplementors = []string{"Expense", "Node", "GroupEventSubject", "ActivityItem"}
 
 func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, obj *store.Expense) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, expenseImplementors)
@@ -1181,6 +1408,97 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "spentAt":
+			out.Values[i] = ec._Expense_spentAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "version":
+			out.Values[i] = ec._Expense_version(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deletedAt":
+			out.Values[i] = ec._Expense_deletedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "restorableUntil":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Expense_restorableUntil(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "history":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Expense_history(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1825,6 +2143,11 @@ var (
 	}
 )
 
+func (ec *executionContext) unmarshalNUpdateExpenseInput2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐUpdateExpenseInput(ctx context.Context, v any) (model.UpdateExpenseInput, error) {
+	res, err := ec.unmarshalInputUpdateExpenseInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOExpense2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐExpense(ctx context.Context, sel ast.SelectionSet, v *store.Expense) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -1848,5 +2171,56 @@ func (ec *executionContext) unmarshalOPaymentInput2ᚕgithubᚗcomᚋfractiᚋap
 	}
 	return res, nil
 }
+
+func (ec *executionContext) unmarshalOSplitInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSplitInputᚄ(ctx context.Context, v any) ([]model.SplitInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.SplitInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSplitInput2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSplitInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOSplitType2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType(ctx context.Context, v any) (*store.SplitType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := unmarshalOSplitType2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType[tmp]
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOSplitType2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType(ctx context.Context, sel ast.SelectionSet, v *store.SplitType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(marshalOSplitType2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType[*v])
+	return res
+}
+
+var (
+	unmarshalOSplitType2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType = map[string]store.SplitType{
+		"EQUAL":      store.SplitEqual,
+		"EXACT":      store.SplitExact,
+		"PERCENTAGE": store.SplitPercentage,
+		"SHARES":     store.SplitShares,
+	}
+	marshalOSplitType2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType = map[store.SplitType]string{
+		store.SplitEqual:      "EQUAL",
+		store.SplitExact:      "EXACT",
+		store.SplitPercentage: "PERCENTAGE",
+		store.SplitShares:     "SHARES",
+	}
+)
 
 // endregion ***************************** type.gotpl *****************************

@@ -297,7 +297,7 @@ func (ec *executionContext) fieldContext_Member_balances(_ context.Context, fiel
 
 // region    **************************** object.gotpl ****************************
 
-var memberImplementors = []string{"Member", "Node"}
+var memberImplementors = []string{"Member", "GroupEventSubject", "Node"}
 
 func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, obj *store.Member) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, memberImplementors)

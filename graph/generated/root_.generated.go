@@ -26,7 +26,9 @@ type ResolverRoot interface {
 	CurrencyTotal() CurrencyTotalResolver
 	Debt() DebtResolver
 	Expense() ExpenseResolver
+	ExpenseRevision() ExpenseRevisionResolver
 	Group() GroupResolver
+	GroupEvent() GroupEventResolver
 	Member() MemberResolver
 	Mutation() MutationResolver
 	Payment() PaymentResolver
@@ -80,17 +82,22 @@ type ComplexityRoot struct {
 	}
 
 	Expense struct {
-		Amount      func(childComplexity int) int
-		Category    func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Currency    func(childComplexity int) int
-		Description func(childComplexity int) int
-		Group       func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Payer       func(childComplexity int) int
-		Payers      func(childComplexity int) int
-		SplitType   func(childComplexity int) int
-		Splits      func(childComplexity int) int
+		Amount          func(childComplexity int) int
+		Category        func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		Currency        func(childComplexity int) int
+		DeletedAt       func(childComplexity int) int
+		Description     func(childComplexity int) int
+		Group           func(childComplexity int) int
+		History         func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Payer           func(childComplexity int) int
+		Payers          func(childComplexity int) int
+		RestorableUntil func(childComplexity int) int
+		SpentAt         func(childComplexity int) int
+		SplitType       func(childComplexity int) int
+		Splits          func(childComplexity int) int
+		Version         func(childComplexity int) int
 	}
 
 	ExpenseConnection struct {
@@ -104,13 +111,30 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ExpenseRevision struct {
+		Action  func(childComplexity int) int
+		At      func(childComplexity int) int
+		Changes func(childComplexity int) int
+		Editor  func(childComplexity int) int
+		ID      func(childComplexity int) int
+		Version func(childComplexity int) int
+	}
+
+	FieldChange struct {
+		After  func(childComplexity int) int
+		Before func(childComplexity int) int
+		Field  func(childComplexity int) int
+	}
+
 	Group struct {
+		Activity               func(childComplexity int, first *int, after *string) int
 		Balances               func(childComplexity int) int
 		ChatID                 func(childComplexity int) int
 		CreatedAt              func(childComplexity int) int
 		Currency               func(childComplexity int) int
 		Debts                  func(childComplexity int, simplify *bool) int
 		Expenses               func(childComplexity int, first *int, after *string) int
+		HistoryHead            func(childComplexity int) int
 		ID                     func(childComplexity int) int
 		Member                 func(childComplexity int, userID string) int
 		MemberCount            func(childComplexity int) int
@@ -118,6 +142,13 @@ type ComplexityRoot struct {
 		SettlementConfirmation func(childComplexity int) int
 		Settlements            func(childComplexity int, first *int, after *string) int
 		Title                  func(childComplexity int) int
+		Version                func(childComplexity int) int
+	}
+
+	GroupActivityConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
 	}
 
 	GroupConnection struct {
@@ -127,6 +158,23 @@ type ComplexityRoot struct {
 	}
 
 	GroupEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	GroupEvent struct {
+		Actor        func(childComplexity int) int
+		At           func(childComplexity int) int
+		Changes      func(childComplexity int) int
+		Hash         func(childComplexity int) int
+		ID           func(childComplexity int) int
+		PreviousHash func(childComplexity int) int
+		Sequence     func(childComplexity int) int
+		Subject      func(childComplexity int) int
+		Type         func(childComplexity int) int
+	}
+
+	GroupEventEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
@@ -162,6 +210,9 @@ type ComplexityRoot struct {
 		DeleteExpense    func(childComplexity int, id string) int
 		JoinGroup        func(childComplexity int, groupID string) int
 		LeaveGroup       func(childComplexity int, groupID string) int
+		RestoreExpense   func(childComplexity int, id string) int
+		UpdateExpense    func(childComplexity int, id string, input model.UpdateExpenseInput) int
+		UpdateGroup      func(childComplexity int, id string, input model.UpdateGroupInput) int
 		UpdateSettlement func(childComplexity int, id string, input model.UpdateSettlementInput) int
 		UpdateWallet     func(childComplexity int, groupID string, wallet string) int
 	}
@@ -443,6 +494,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.Currency(childComplexity), true
+	case "Expense.deletedAt":
+		if e.ComplexityRoot.Expense.DeletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.DeletedAt(childComplexity), true
 	case "Expense.description":
 		if e.ComplexityRoot.Expense.Description == nil {
 			break
@@ -455,6 +512,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.Group(childComplexity), true
+	case "Expense.history":
+		if e.ComplexityRoot.Expense.History == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.History(childComplexity), true
 	case "Expense.id":
 		if e.ComplexityRoot.Expense.ID == nil {
 			break
@@ -473,6 +536,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.Payers(childComplexity), true
+	case "Expense.restorableUntil":
+		if e.ComplexityRoot.Expense.RestorableUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.RestorableUntil(childComplexity), true
+	case "Expense.spentAt":
+		if e.ComplexityRoot.Expense.SpentAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.SpentAt(childComplexity), true
 	case "Expense.splitType":
 		if e.ComplexityRoot.Expense.SplitType == nil {
 			break
@@ -485,6 +560,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.Splits(childComplexity), true
+	case "Expense.version":
+		if e.ComplexityRoot.Expense.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.Version(childComplexity), true
 
 	case "ExpenseConnection.edges":
 		if e.ComplexityRoot.ExpenseConnection.Edges == nil {
@@ -518,6 +599,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ExpenseEdge.Node(childComplexity), true
 
+	case "ExpenseRevision.action":
+		if e.ComplexityRoot.ExpenseRevision.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseRevision.Action(childComplexity), true
+	case "ExpenseRevision.at":
+		if e.ComplexityRoot.ExpenseRevision.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseRevision.At(childComplexity), true
+	case "ExpenseRevision.changes":
+		if e.ComplexityRoot.ExpenseRevision.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseRevision.Changes(childComplexity), true
+	case "ExpenseRevision.editor":
+		if e.ComplexityRoot.ExpenseRevision.Editor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseRevision.Editor(childComplexity), true
+	case "ExpenseRevision.id":
+		if e.ComplexityRoot.ExpenseRevision.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseRevision.ID(childComplexity), true
+	case "ExpenseRevision.version":
+		if e.ComplexityRoot.ExpenseRevision.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseRevision.Version(childComplexity), true
+
+	case "FieldChange.after":
+		if e.ComplexityRoot.FieldChange.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldChange.After(childComplexity), true
+	case "FieldChange.before":
+		if e.ComplexityRoot.FieldChange.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldChange.Before(childComplexity), true
+	case "FieldChange.field":
+		if e.ComplexityRoot.FieldChange.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldChange.Field(childComplexity), true
+
+	case "Group.activity":
+		if e.ComplexityRoot.Group.Activity == nil {
+			break
+		}
+
+		args, err := ec.field_Group_activity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Activity(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Group.balances":
 		if e.ComplexityRoot.Group.Balances == nil {
 			break
@@ -564,6 +712,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Expenses(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.historyHead":
+		if e.ComplexityRoot.Group.HistoryHead == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.HistoryHead(childComplexity), true
 	case "Group.id":
 		if e.ComplexityRoot.Group.ID == nil {
 			break
@@ -621,6 +775,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Title(childComplexity), true
+	case "Group.version":
+		if e.ComplexityRoot.Group.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Version(childComplexity), true
+
+	case "GroupActivityConnection.edges":
+		if e.ComplexityRoot.GroupActivityConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupActivityConnection.Edges(childComplexity), true
+	case "GroupActivityConnection.nodes":
+		if e.ComplexityRoot.GroupActivityConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupActivityConnection.Nodes(childComplexity), true
+	case "GroupActivityConnection.pageInfo":
+		if e.ComplexityRoot.GroupActivityConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupActivityConnection.PageInfo(childComplexity), true
 
 	case "GroupConnection.edges":
 		if e.ComplexityRoot.GroupConnection.Edges == nil {
@@ -653,6 +832,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GroupEdge.Node(childComplexity), true
+
+	case "GroupEvent.actor":
+		if e.ComplexityRoot.GroupEvent.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.Actor(childComplexity), true
+	case "GroupEvent.at":
+		if e.ComplexityRoot.GroupEvent.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.At(childComplexity), true
+	case "GroupEvent.changes":
+		if e.ComplexityRoot.GroupEvent.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.Changes(childComplexity), true
+	case "GroupEvent.hash":
+		if e.ComplexityRoot.GroupEvent.Hash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.Hash(childComplexity), true
+	case "GroupEvent.id":
+		if e.ComplexityRoot.GroupEvent.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.ID(childComplexity), true
+	case "GroupEvent.previousHash":
+		if e.ComplexityRoot.GroupEvent.PreviousHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.PreviousHash(childComplexity), true
+	case "GroupEvent.sequence":
+		if e.ComplexityRoot.GroupEvent.Sequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.Sequence(childComplexity), true
+	case "GroupEvent.subject":
+		if e.ComplexityRoot.GroupEvent.Subject == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.Subject(childComplexity), true
+	case "GroupEvent.type":
+		if e.ComplexityRoot.GroupEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.Type(childComplexity), true
+
+	case "GroupEventEdge.cursor":
+		if e.ComplexityRoot.GroupEventEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEventEdge.Cursor(childComplexity), true
+	case "GroupEventEdge.node":
+		if e.ComplexityRoot.GroupEventEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEventEdge.Node(childComplexity), true
 
 	case "Member.avatarUrl":
 		if e.ComplexityRoot.Member.AvatarURL == nil {
@@ -813,6 +1060,39 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.LeaveGroup(childComplexity, args["groupId"].(string)), true
+	case "Mutation.restoreExpense":
+		if e.ComplexityRoot.Mutation.RestoreExpense == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreExpense_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreExpense(childComplexity, args["id"].(string)), true
+	case "Mutation.updateExpense":
+		if e.ComplexityRoot.Mutation.UpdateExpense == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateExpense_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateExpense(childComplexity, args["id"].(string), args["input"].(model.UpdateExpenseInput)), true
+	case "Mutation.updateGroup":
+		if e.ComplexityRoot.Mutation.UpdateGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateGroup(childComplexity, args["id"].(string), args["input"].(model.UpdateGroupInput)), true
 	case "Mutation.updateSettlement":
 		if e.ComplexityRoot.Mutation.UpdateSettlement == nil {
 			break
@@ -1261,6 +1541,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateSettlementInput,
 		ec.unmarshalInputPaymentInput,
 		ec.unmarshalInputSplitInput,
+		ec.unmarshalInputUpdateExpenseInput,
+		ec.unmarshalInputUpdateGroupInput,
 		ec.unmarshalInputUpdateSettlementInput,
 	)
 	first := true
@@ -1550,6 +1832,24 @@ type ActivityEdge {
   "The expense or settlement."
   node: ActivityItem!
 }
+
+"A page of a group's activity log."
+type GroupActivityConnection {
+  "The events with their cursors."
+  edges: [GroupEventEdge!]!
+  "The events, as in ` + "`" + `edges` + "`" + `."
+  nodes: [GroupEvent!]!
+  "Where this page is in the whole list."
+  pageInfo: PageInfo!
+}
+
+"An event and its cursor."
+type GroupEventEdge {
+  "Pass as ` + "`" + `after` + "`" + ` to continue after this event."
+  cursor: String!
+  "The event."
+  node: GroupEvent!
+}
 `, BuiltIn: false},
 	{Name: "../../schema/expense.graphqls", Input: `# Expenses: who paid, for whom, and how they divide.
 
@@ -1592,8 +1892,26 @@ type Expense implements Node {
   splitType: SplitType!
   "Who owes what of it; the amounts add up exactly to ` + "`" + `amount` + "`" + `."
   splits: [Split!]!
-  "When it was recorded."
+  "When it was recorded. Lists are in this order, newest first."
   createdAt: DateTime!
+  "When the money was spent: the date it happened, as the members say; ` + "`" + `createdAt` + "`" + ` unless given."
+  spentAt: DateTime!
+  """
+  1 when it is recorded, one more with every edit, deletion and restoration.
+  Send it as ` + "`" + `expectedVersion` + "`" + ` to edit it: if someone changed it first, the edit
+  fails with CONFLICT and ` + "`" + `extensions.currentVersion` + "`" + `.
+  """
+  version: Int!
+  """
+  When it was deleted; null unless it is deleted. A deleted expense is in no
+  list and no balance; any member can bring it back with ` + "`" + `restoreExpense` + "`" + ` until
+  ` + "`" + `restorableUntil` + "`" + `, after which it is purged.
+  """
+  deletedAt: DateTime
+  "Until when the deleted expense can be restored (30 days after ` + "`" + `deletedAt` + "`" + `); null unless it is deleted."
+  restorableUntil: DateTime
+  "Every version of the expense, newest first: who made it, when, and what it changed."
+  history: [ExpenseRevision!]!
 }
 
 "One beneficiary's part of an expense."
@@ -1650,8 +1968,58 @@ extend type Mutation {
   "Record an expense."
   createExpense("The expense." input: CreateExpenseInput!): Expense!
 
-  "Delete an expense you paid (or helped pay) or recorded; its effect leaves the balances with it. Returns its id."
+  """
+  Change an expense; any member of its group may. Fields left out keep their
+  values (a new amount re-divides the splits by their weights, or needs new
+  EXACT amounts); ` + "`" + `splits` + "`" + ` given replace all splits. The same rules and limits
+  as ` + "`" + `createExpense` + "`" + `. The edit is one version: ` + "`" + `expectedVersion` + "`" + ` must be the
+  version you read, or it fails with CONFLICT and ` + "`" + `extensions.currentVersion` + "`" + `.
+  An edit that changes nothing returns the expense as it is.
+  """
+  updateExpense(
+    "The expense's id."
+    id: ID!
+    "What to change."
+    input: UpdateExpenseInput!
+  ): Expense!
+
+  """
+  Delete an expense you paid (or helped pay) or recorded; its effect leaves the
+  balances with it. Any member can restore it within 30 days
+  (` + "`" + `restoreExpense` + "`" + `); ` + "`" + `expense(id:)` + "`" + ` still returns it, with ` + "`" + `deletedAt` + "`" + `. Returns its id.
+  """
   deleteExpense("The expense's id." id: ID!): ID!
+
+  """
+  Bring back a deleted expense, within 30 days of its deletion; any member may.
+  Its effect returns to the balances. Fails with CONFLICT if a member it
+  involves has left the group meanwhile.
+  """
+  restoreExpense("The deleted expense's id." id: ID!): Expense!
+}
+
+"A change to an expense: fields left out keep their values."
+input UpdateExpenseInput {
+  "The version you read (` + "`" + `Expense.version` + "`" + `)."
+  expectedVersion: Int!
+  "The new total: positive, with at most the currency's decimals."
+  amount: Decimal
+  "The new currency; the amount (given or kept) must fit its decimals."
+  currency: String
+  "What it was for: 1 to 200 characters of free text."
+  description: String
+  "A free-form category, up to 50 characters; an empty string removes it."
+  category: String
+  "A new single payer (a member's user id), who paid it all."
+  payerId: ID
+  "New payers and their amounts, adding up exactly to the amount; instead of ` + "`" + `payerId` + "`" + `."
+  payers: [PaymentInput!]
+  "A new split type; give ` + "`" + `splits` + "`" + ` too unless it is EQUAL (among the same beneficiaries)."
+  splitType: SplitType
+  "New beneficiaries, as in ` + "`" + `createExpense` + "`" + `; they replace all splits."
+  splits: [SplitInput!]
+  "When the money was spent."
+  spentAt: DateTime
 }
 
 "A new expense."
@@ -1678,6 +2046,8 @@ input CreateExpenseInput {
   SHARES: ` + "`" + `shares` + "`" + ` (a weight) for each.
   """
   splits: [SplitInput!]!
+  "When the money was spent, if not now (not more than a day ahead)."
+  spentAt: DateTime
   """
   Any string unique to this expense (up to 100 characters). Sending the same
   key again within 24 hours returns the expense created the first time instead
@@ -1729,6 +2099,11 @@ type Group implements Node {
   memberCount: Int!
   "Who may mark the group's settlements COMPLETED, which is what moves balances; chosen when the group is created."
   settlementConfirmation: SettlementConfirmation!
+  """
+  1 when the group is created, one more with every ` + "`" + `updateGroup` + "`" + ` that changes
+  it. Send it as ` + "`" + `expectedVersion` + "`" + ` to update the group.
+  """
+  version: Int!
 
   "The group's members, in user-id order."
   members(
@@ -1777,6 +2152,21 @@ type Group implements Node {
     """
     simplify: Boolean = true
   ): [Debt!]!
+
+  "Everything that happened in the group, newest first: every change to it, its members, expenses and settlements."
+  activity(
+    "How many to return: 0 to 100."
+    first: Int = 20
+    "Return the events after this cursor."
+    after: String
+  ): GroupActivityConnection!
+
+  """
+  The hash of the newest activity event (see ` + "`" + `GroupEvent.hash` + "`" + `); null before
+  the first. Each event's hash covers the one before it, so a client that pins
+  this value can later prove that no earlier event was changed.
+  """
+  historyHead: String
 }
 
 "Who may mark a group's settlements COMPLETED."
@@ -1790,6 +2180,28 @@ enum SettlementConfirmation {
 extend type Mutation {
   "Create a group; you become its first member."
   createGroup("The new group." input: CreateGroupInput!): Group!
+
+  """
+  Rename a group or change its default currency; any member may. Existing
+  expenses keep their currencies. ` + "`" + `expectedVersion` + "`" + ` must be the version you
+  read, or it fails with CONFLICT and ` + "`" + `extensions.currentVersion` + "`" + `.
+  """
+  updateGroup(
+    "The group's id."
+    id: ID!
+    "What to change."
+    input: UpdateGroupInput!
+  ): Group!
+}
+
+"A change to a group: fields left out keep their values."
+input UpdateGroupInput {
+  "The version you read (` + "`" + `Group.version` + "`" + `)."
+  expectedVersion: Int!
+  "The new name: 1 to 128 characters of free text."
+  title: String
+  "The new default currency for new expenses: an ISO 4217 code such as EUR, or TON."
+  currency: String
 }
 
 "A new group."
@@ -1802,6 +2214,124 @@ input CreateGroupInput {
   chatId: String
   "Who may mark settlements COMPLETED: only their recipient (the default), or either party. It cannot be changed later."
   settlementConfirmation: SettlementConfirmation = RECIPIENT
+}
+`, BuiltIn: false},
+	{Name: "../../schema/history.graphqls", Input: `# History: the revisions of an expense and the activity log of a group,
+# written in the same transaction as every change they record.
+
+"One field's value before and after a change, as display strings."
+type FieldChange {
+  """
+  The field: for expenses amount, currency, description, category, spentAt,
+  payers, splitType or splits; for settlements amount, currency, from, to,
+  status or txHash; for groups title, currency or settlementConfirmation; for
+  members wallet.
+  """
+  field: String!
+  """
+  The value before, null when it had none (before a creation, an unset
+  category). Amounts are written with their currency's decimals; payers and
+  splits one member at a time, such as "Ann: 12.50; Ben: 7.50 (2 shares)".
+  """
+  before: String
+  "The value after, null when it has none."
+  after: String
+}
+
+"What a revision did to an expense."
+enum RevisionAction {
+  "It recorded the expense (version 1)."
+  CREATED
+  "It edited the expense."
+  UPDATED
+  "It deleted the expense."
+  DELETED
+  "It restored the deleted expense."
+  RESTORED
+}
+
+"One version of an expense: who made it, when, and what changed."
+type ExpenseRevision {
+  "` + "`" + `<expenseId>:<version>` + "`" + `."
+  id: ID!
+  "The version this revision made; versions run 1, 2, 3… without gaps."
+  version: Int!
+  "What it did."
+  action: RevisionAction!
+  "The member who made it."
+  editor: Member!
+  "When it was made."
+  at: DateTime!
+  """
+  The fields it changed. CREATED lists every field the expense had; DELETED and
+  RESTORED change none. Applying every revision's changes in order, oldest
+  first, gives the expense's current values.
+  """
+  changes: [FieldChange!]!
+}
+
+"What happened in a group."
+enum GroupEventType {
+  "The group was created (the first event)."
+  GROUP_CREATED
+  "Its title or currency changed."
+  GROUP_UPDATED
+  "A member joined."
+  MEMBER_JOINED
+  "A member left."
+  MEMBER_LEFT
+  "A member set, changed or removed their wallet."
+  WALLET_CHANGED
+  "An expense was recorded."
+  EXPENSE_CREATED
+  "An expense was edited."
+  EXPENSE_UPDATED
+  "An expense was deleted."
+  EXPENSE_DELETED
+  "A deleted expense was restored."
+  EXPENSE_RESTORED
+  "A settlement was recorded (possibly already completed; see its status change)."
+  SETTLEMENT_CREATED
+  "A settlement was marked sent, or its transaction hash was set."
+  SETTLEMENT_UPDATED
+  "A settlement was completed, which moved balances."
+  SETTLEMENT_COMPLETED
+  "A settlement failed."
+  SETTLEMENT_FAILED
+}
+
+"What a group event is about."
+union GroupEventSubject = Group | Member | Expense | Settlement
+
+"""
+One entry of a group's activity log. Events are numbered from 1 without gaps
+and are never changed: each carries a SHA-256 over its content and the hash of
+the event before it, so the newest hash (` + "`" + `Group.historyHead` + "`" + `) vouches for the
+whole log.
+"""
+type GroupEvent {
+  "` + "`" + `<groupId>:<sequence>` + "`" + `."
+  id: ID!
+  "Its number in the group's log: 1 for the first event."
+  sequence: Int!
+  "What happened."
+  type: GroupEventType!
+  "The member who did it."
+  actor: Member!
+  "When it happened."
+  at: DateTime!
+  """
+  The object it is about, as it is now: a deleted expense is still returned
+  (with ` + "`" + `deletedAt` + "`" + `). Null only for an expense whose restore window has passed
+  and which has been purged.
+  """
+  subject: GroupEventSubject
+  "What changed, as for expense revisions; empty for joins, leaves, deletions and restorations."
+  changes: [FieldChange!]!
+  "The hex SHA-256 of this event's content and ` + "`" + `previousHash` + "`" + `."
+  hash: String!
+  "The hash of the event before it; null for the first."
+  previousHash: String
 }
 `, BuiltIn: false},
 	{Name: "../../schema/member.graphqls", Input: `# Memberships: joining, leaving, a member's wallet and balances.
@@ -2145,6 +2675,16 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_splits(ctx, field)
 	case "createdAt":
 		return ec.fieldContext_Expense_createdAt(ctx, field)
+	case "spentAt":
+		return ec.fieldContext_Expense_spentAt(ctx, field)
+	case "version":
+		return ec.fieldContext_Expense_version(ctx, field)
+	case "deletedAt":
+		return ec.fieldContext_Expense_deletedAt(ctx, field)
+	case "restorableUntil":
+		return ec.fieldContext_Expense_restorableUntil(ctx, field)
+	case "history":
+		return ec.fieldContext_Expense_history(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Expense", field.Name)
 }
@@ -2171,6 +2711,36 @@ func (ec *executionContext) childFields_ExpenseEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ExpenseEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_ExpenseRevision(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ExpenseRevision_id(ctx, field)
+	case "version":
+		return ec.fieldContext_ExpenseRevision_version(ctx, field)
+	case "action":
+		return ec.fieldContext_ExpenseRevision_action(ctx, field)
+	case "editor":
+		return ec.fieldContext_ExpenseRevision_editor(ctx, field)
+	case "at":
+		return ec.fieldContext_ExpenseRevision_at(ctx, field)
+	case "changes":
+		return ec.fieldContext_ExpenseRevision_changes(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ExpenseRevision", field.Name)
+}
+
+func (ec *executionContext) childFields_FieldChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_FieldChange_field(ctx, field)
+	case "before":
+		return ec.fieldContext_FieldChange_before(ctx, field)
+	case "after":
+		return ec.fieldContext_FieldChange_after(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FieldChange", field.Name)
+}
+
 func (ec *executionContext) childFields_Group(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2187,6 +2757,8 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_memberCount(ctx, field)
 	case "settlementConfirmation":
 		return ec.fieldContext_Group_settlementConfirmation(ctx, field)
+	case "version":
+		return ec.fieldContext_Group_version(ctx, field)
 	case "members":
 		return ec.fieldContext_Group_members(ctx, field)
 	case "member":
@@ -2199,8 +2771,24 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_balances(ctx, field)
 	case "debts":
 		return ec.fieldContext_Group_debts(ctx, field)
+	case "activity":
+		return ec.fieldContext_Group_activity(ctx, field)
+	case "historyHead":
+		return ec.fieldContext_Group_historyHead(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
+}
+
+func (ec *executionContext) childFields_GroupActivityConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_GroupActivityConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_GroupActivityConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_GroupActivityConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupActivityConnection", field.Name)
 }
 
 func (ec *executionContext) childFields_GroupConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2223,6 +2811,40 @@ func (ec *executionContext) childFields_GroupEdge(ctx context.Context, field gra
 		return ec.fieldContext_GroupEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_GroupEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_GroupEvent_id(ctx, field)
+	case "sequence":
+		return ec.fieldContext_GroupEvent_sequence(ctx, field)
+	case "type":
+		return ec.fieldContext_GroupEvent_type(ctx, field)
+	case "actor":
+		return ec.fieldContext_GroupEvent_actor(ctx, field)
+	case "at":
+		return ec.fieldContext_GroupEvent_at(ctx, field)
+	case "subject":
+		return ec.fieldContext_GroupEvent_subject(ctx, field)
+	case "changes":
+		return ec.fieldContext_GroupEvent_changes(ctx, field)
+	case "hash":
+		return ec.fieldContext_GroupEvent_hash(ctx, field)
+	case "previousHash":
+		return ec.fieldContext_GroupEvent_previousHash(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_GroupEventEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_GroupEventEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_GroupEventEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupEventEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Member(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

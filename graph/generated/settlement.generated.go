@@ -424,7 +424,7 @@ func (ec *executionContext) unmarshalInputUpdateSettlementInput(ctx context.Cont
 
 // region    **************************** object.gotpl ****************************
 
-var settlementImplementors = []string{"Settlement", "Node", "ActivityItem"}
+var settlementImplementors = []string{"Settlement", "GroupEventSubject", "Node", "ActivityItem"}
 
 func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSet, obj *store.Settlement) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementImplementors)

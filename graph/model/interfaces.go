@@ -9,3 +9,7 @@ type Node any
 
 // ActivityItem is an entry of a user's timeline: *store.Expense or *store.Settlement.
 type ActivityItem any
+
+// GroupEventSubject is what a group event is about: *store.Group,
+// *store.Member, *store.Expense or *store.Settlement.
+type GroupEventSubject any

@@ -3,6 +3,8 @@
 package model
 
 import (
+	"time"
+
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 )
@@ -47,6 +49,8 @@ type CreateExpenseInput struct {
 	// adding up to the total. PERCENTAGE: `percentage` for each, adding up to 100.
 	// SHARES: `shares` (a weight) for each.
 	Splits []SplitInput `json:"splits"`
+	// When the money was spent, if not now (not more than a day ahead).
+	SpentAt *time.Time `json:"spentAt,omitempty"`
 	// Any string unique to this expense (up to 100 characters). Sending the same
 	// key again within 24 hours returns the expense created the first time instead
 	// of creating another, so a retried request cannot record it twice.
@@ -105,6 +109,16 @@ type ExpenseEdge struct {
 	Node *store.Expense `json:"node"`
 }
 
+// A page of a group's activity log.
+type GroupActivityConnection struct {
+	// The events with their cursors.
+	Edges []GroupEventEdge `json:"edges"`
+	// The events, as in `edges`.
+	Nodes []store.Event `json:"nodes"`
+	// Where this page is in the whole list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
 // A page of groups.
 type GroupConnection struct {
 	// The groups with their cursors.
@@ -121,6 +135,14 @@ type GroupEdge struct {
 	Cursor string `json:"cursor"`
 	// The group.
 	Node *store.Group `json:"node"`
+}
+
+// An event and its cursor.
+type GroupEventEdge struct {
+	// Pass as `after` to continue after this event.
+	Cursor string `json:"cursor"`
+	// The event.
+	Node *store.Event `json:"node"`
 }
 
 // A page of members.
@@ -215,6 +237,40 @@ type SplitInput struct {
 	Percentage *money.Decimal `json:"percentage,omitempty"`
 	// Their weight (such as "2" for two nights; under 10^12, at most 10 decimals), for SHARES splits.
 	Shares *money.Decimal `json:"shares,omitempty"`
+}
+
+// A change to an expense: fields left out keep their values.
+type UpdateExpenseInput struct {
+	// The version you read (`Expense.version`).
+	ExpectedVersion int `json:"expectedVersion"`
+	// The new total: positive, with at most the currency's decimals.
+	Amount *money.Decimal `json:"amount,omitempty"`
+	// The new currency; the amount (given or kept) must fit its decimals.
+	Currency *string `json:"currency,omitempty"`
+	// What it was for: 1 to 200 characters of free text.
+	Description *string `json:"description,omitempty"`
+	// A free-form category, up to 50 characters; an empty string removes it.
+	Category *string `json:"category,omitempty"`
+	// A new single payer (a member's user id), who paid it all.
+	PayerID *string `json:"payerId,omitempty"`
+	// New payers and their amounts, adding up exactly to the amount; instead of `payerId`.
+	Payers []PaymentInput `json:"payers,omitempty"`
+	// A new split type; give `splits` too unless it is EQUAL (among the same beneficiaries).
+	SplitType *store.SplitType `json:"splitType,omitempty"`
+	// New beneficiaries, as in `createExpense`; they replace all splits.
+	Splits []SplitInput `json:"splits,omitempty"`
+	// When the money was spent.
+	SpentAt *time.Time `json:"spentAt,omitempty"`
+}
+
+// A change to a group: fields left out keep their values.
+type UpdateGroupInput struct {
+	// The version you read (`Group.version`).
+	ExpectedVersion int `json:"expectedVersion"`
+	// The new name: 1 to 128 characters of free text.
+	Title *string `json:"title,omitempty"`
+	// The new default currency for new expenses: an ISO 4217 code such as EUR, or TON.
+	Currency *string `json:"currency,omitempty"`
 }
 
 // A change to a settlement; omitted fields stay as they are.
