@@ -15,12 +15,13 @@ import (
 )
 
 // errDrift makes `verify` exit non-zero.
-var errDrift = errors.New("balances drifted from the items they are kept from")
+var errDrift = errors.New("balances drifted from the items they are kept from, or the activity chain is broken")
 
 // verifyCommand: `verify [--group <id>]` recomputes every group's balances
 // (or one group's) from its expenses and completed settlements and compares
-// them with the balances the writes kept. It prints one line per group and
-// the differences, and fails when anything differs.
+// them with the balances the writes kept, and recomputes its activity
+// chain's hashes up to the head the ledger keeps. It prints one line per
+// group and what is wrong, and fails when anything is.
 func verifyCommand(ctx context.Context, cfg config, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	groupID := fs.String("group", "", "verify only this group")
@@ -57,7 +58,7 @@ func verifyCommand(ctx context.Context, cfg config, args []string, out io.Writer
 	return nil
 }
 
-// verifyGroup lists what is wrong with a group's kept balances.
+// verifyGroup lists what is wrong with a group's kept balances and activity chain.
 func verifyGroup(ctx context.Context, s *store.Store, groupID string) ([]string, error) {
 	re, err := s.RecomputeBalances(ctx, groupID)
 	if err != nil {
@@ -68,6 +69,13 @@ func verifyGroup(ctx context.Context, s *store.Store, groupID string) ([]string,
 		return nil, err
 	}
 	problems := re.Problems
+	broken, err := s.VerifyChain(ctx, groupID)
+	if err != nil {
+		return nil, err
+	}
+	if broken != "" {
+		problems = append(problems, broken)
+	}
 	currencies := map[money.Currency]bool{}
 	for c := range re.Books {
 		currencies[c] = true

@@ -58,6 +58,52 @@ func TestVerify(t *testing.T) {
 	require.Error(t, run(ctx, []string{"verify", "--group", g.ID}), "the command fails, so the process exits non-zero")
 }
 
+// TestVerifyFindsAnEditedActivityEvent: events 1–2 are the group's creation
+// and a join, 3–5 three expenses. Changing any one of them behind the API's
+// back, even by a cent, breaks the chain at that event, and verify says which.
+func TestVerifyFindsAnEditedActivityEvent(t *testing.T) {
+	table := localTable(t)
+	ctx := context.Background()
+	db := dynamotest.Client(t)
+	s := store.New(db, table, store.Options{})
+	usd := money.MustCurrency("USD")
+	g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: usd, Creator: store.NewMember{UserID: "1", Name: "A"}})
+	require.NoError(t, err)
+	_, _, err = s.JoinGroup(ctx, g.ID, store.NewMember{UserID: "2", Name: "B"})
+	require.NoError(t, err)
+	for _, cents := range []int64{1000, 333, 7} {
+		parts, _ := money.SplitEqual(money.NewAmount(cents, usd), 2)
+		_, err := s.CreateExpense(ctx, g.Title, store.Expense{GroupID: g.ID, PayerID: "1", PayerName: "A", Amount: money.NewAmount(cents, usd),
+			Description: "x", SplitType: store.SplitEqual, Splits: []store.Split{{UserID: "1", Amount: parts[0]}, {UserID: "2", Amount: parts[1]}}}, "")
+		require.NoError(t, err)
+	}
+	var out bytes.Buffer
+	require.NoError(t, verifyCommand(ctx, cfgFromEnv(t), []string{"--group", g.ID}, &out))
+
+	key := func(sk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "GROUP#" + g.ID}, "SK": &types.AttributeValueMemberS{Value: sk}}
+	}
+	// Dropping the newest event leaves the ledger's head pointing past the log.
+	_, err = db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key("EVENT#000000000005")})
+	require.NoError(t, err)
+	out.Reset()
+	require.ErrorIs(t, verifyCommand(ctx, cfgFromEnv(t), []string{"--group", g.ID}, &out), errDrift)
+	require.Contains(t, out.String(), "the ledger's head says 5 events, the log holds 4")
+
+	// The second expense's amount, 3.33, becomes 3.34 in its event: the
+	// first broken link is that event.
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(table), Key: key("EVENT#000000000004"),
+		UpdateExpression:          aws.String("SET changes[0].#after = :v"),
+		ExpressionAttributeNames:  map[string]string{"#after": "after"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: "3.34"}},
+	})
+	require.NoError(t, err)
+	out.Reset()
+	require.ErrorIs(t, verifyCommand(ctx, cfgFromEnv(t), []string{"--group", g.ID}, &out), errDrift)
+	require.Contains(t, out.String(), "activity event 4: its hash does not match its content")
+}
+
 func cfgFromEnv(t *testing.T) config {
 	c, err := loadConfig()
 	require.NoError(t, err)

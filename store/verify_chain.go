@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+)
+
+// VerifyChain checks a group's activity log against itself and against the
+// head its ledger keeps: events numbered 1, 2, 3… without gap, each one's
+// hash recomputed from its stored content and the previous event's hash,
+// each one's prevHash equal to that hash, and the ledger's head on one of
+// them. It returns the first broken link in words, or "" when the chain
+// holds. The head is read first, so writes landing meanwhile only add
+// events after it. A group written before activity existed has neither
+// events nor head, and is fine.
+func (s *Store) VerifyChain(ctx context.Context, groupID string) (string, error) {
+	head, err := s.readHead(ctx, groupID)
+	if err != nil {
+		return "", err
+	}
+	q := listQuery{
+		list: "events:" + groupID, keyCond: tablePrefixCond, values: prefixValues(groupPK(groupID), eventSK(0)),
+		keys: tableKeys, forward: true, consistent: true,
+	}
+	prev := ""
+	var seq int64
+	for start := ""; ; {
+		items, cursors, more, err := s.query(ctx, q, PageArgs{First: MaxPageSize, After: start})
+		if err != nil {
+			return "", err
+		}
+		for _, item := range items {
+			var r eventRecord
+			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+				return fmt.Sprintf("activity item %s cannot be read: %v", keyAttr(item, attrSK), err), nil
+			}
+			seq++
+			switch {
+			case r.SK != eventSK(seq) || r.Seq != seq:
+				return fmt.Sprintf("activity: event %d is missing (found %s, numbered %d, in its place)", seq, r.SK, r.Seq), nil
+			case r.PrevHash != prev:
+				return fmt.Sprintf("activity event %d: its previous hash does not match event %d's hash", seq, seq-1), nil
+			case r.computeHash() != r.Hash:
+				return fmt.Sprintf("activity event %d: its hash does not match its content (changed after it was written)", seq), nil
+			case seq == head.Seq && r.Hash != head.Hash:
+				return fmt.Sprintf("activity: the ledger's head is not the hash of event %d", seq), nil
+			}
+			prev = r.Hash
+		}
+		if !more {
+			break
+		}
+		start = cursors[len(cursors)-1]
+	}
+	if seq < head.Seq {
+		return fmt.Sprintf("activity: the ledger's head says %d events, the log holds %d", head.Seq, seq), nil
+	}
+	return "", nil
+}
