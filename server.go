@@ -3,7 +3,8 @@
 //	go run .                      serve (the default)
 //	go run . serve [--demo]       serve; --demo prints a ready access token for a demo user
 //	go run . token create --user <telegramId> --name <display name>
-//	go run . verify [--group <id>]   recompute balances from the items; exit 1 on drift
+//	go run . verify [--group <id>]   recompute balances and the activity chains; exit 1 on drift
+//	go run . migrate [--dry-run] [--segments N] [--restart]   bring items of earlier formats up to date
 //
 // Configuration comes from the environment; see README.md.
 package main
@@ -170,11 +171,13 @@ func run(ctx context.Context, args []string) error {
 		return tokenCommand(ctx, cfg, args)
 	case "verify":
 		return verifyCommand(ctx, cfg, args, os.Stdout)
+	case "migrate":
+		return migrateCommand(ctx, cfg, args, os.Stdout)
 	case "help", "-h", "--help":
-		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>]]")
+		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>] | migrate [--dry-run] [--segments N] [--restart]]")
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (try: serve, token create, verify)", cmd)
+	return fmt.Errorf("unknown command %q (try: serve, token create, verify, migrate)", cmd)
 }
 
 // openStore connects to DynamoDB; with a local endpoint it also creates the

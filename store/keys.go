@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -22,6 +23,7 @@ import (
 //	deleted expense      GROUP#<groupId>     DELETED#<createdAt>#<expenseId>                                   EXPENSE#<expenseId> / <groupId>  (expires: ttl)
 //	expense revision     GROUP#<groupId>     REV#<expenseId>#<version>
 //	activity event       GROUP#<groupId>     EVENT#<seq>
+//	migration progress   MIGRATION#<name>    SEGMENT#<segment>/<segments>
 //	user profile         USER#<userId>       PROFILE
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
@@ -80,6 +82,7 @@ const (
 	prefixDeleted   = "DELETED#"
 	prefixRevision  = "REV#"
 	prefixEvent     = "EVENT#"
+	prefixMigration = "MIGRATION#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -186,3 +189,8 @@ func tokenGSI1SK(createdAt, hash string) string { return prefixToken + createdAt
 func idempotencySK(key string) string { return prefixIdem + key }
 
 func balancesSK(currency string) string { return prefixBalances + currency }
+
+// checkpointSK names one segment of a migration's parallel scan.
+func checkpointSK(segment, segments int) string {
+	return "SEGMENT#" + strconv.Itoa(segment) + "/" + strconv.Itoa(segments)
+}

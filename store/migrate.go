@@ -1,0 +1,377 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fracti/api/ledger"
+	"golang.org/x/sync/errgroup"
+)
+
+// The migration brings items written by earlier versions up to the current
+// format (seed 000's migration, and this format's additions):
+//
+//   - an expense gets its missing GSI3 keys (its main payer's "paid" list),
+//     its missing participant records, its first revision, version 1 and
+//     formatVersion 2, that last so that a stop midway redoes the rest;
+//   - a settlement gets its missing GSI3 keys and formatVersion 2;
+//   - a group gets version 1 and formatVersion 2, and, when it has no ledger
+//     (it predates kept balances), a ledger of its current members and its
+//     balances worked out from its expenses and completed settlements.
+//
+// Every write is conditioned so that it never overwrites what the server
+// wrote meanwhile, and an item already in the current format is left alone:
+// a second run changes nothing. A parallel Scan reads the table in segments;
+// each segment's position is saved in the table after every page, so a
+// stopped migration continues where it stopped.
+
+// MigrateOptions tune Migrate.
+type MigrateOptions struct {
+	Segments int   // parallel Scan segments (default 4)
+	PageSize int32 // items per Scan page (default 100)
+	DryRun   bool  // count what would change, write nothing (not even progress)
+	Restart  bool  // ignore the saved progress and scan from the start
+	// Progress, when set, is called after every page with the segment's
+	// counts so far; segments call it from their own goroutines.
+	Progress func(MigrateProgress)
+}
+
+// MigrateProgress is how far one segment has come.
+type MigrateProgress struct {
+	Segment, Segments int
+	Scanned, Changed  int  // items read, and items written (or, dry, to write)
+	Done              bool // the segment has read the whole table's share
+}
+
+// MigrateResult sums up a run.
+type MigrateResult struct {
+	Scanned, Changed int
+	// AlreadyDone counts the segments a previous run finished.
+	AlreadyDone int
+}
+
+// migrationName names the checkpoints of this format's migration.
+const migrationName = "format-2"
+
+// A segment's saved position is the MIGRATION#<name> / SEGMENT#<i>/<n>
+// item: lastKey, the Scan's LastEvaluatedKey as it is, and done.
+const (
+	attrLastKey = "lastKey"
+	attrDone    = "done"
+)
+
+// Migrate runs the migration over the whole table.
+func (s *Store) Migrate(ctx context.Context, opts MigrateOptions) (MigrateResult, error) {
+	if opts.Segments <= 0 {
+		opts.Segments = 4
+	}
+	if opts.PageSize <= 0 {
+		opts.PageSize = 100
+	}
+	m := &migration{s: s, opts: opts, titles: map[string]string{}}
+	results := make([]MigrateResult, opts.Segments)
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range opts.Segments {
+		g.Go(func() error {
+			r, err := m.segment(gctx, i)
+			results[i] = r
+			return err
+		})
+	}
+	err := g.Wait()
+	var sum MigrateResult
+	for _, r := range results {
+		sum.Scanned, sum.Changed, sum.AlreadyDone = sum.Scanned+r.Scanned, sum.Changed+r.Changed, sum.AlreadyDone+r.AlreadyDone
+	}
+	return sum, err
+}
+
+type migration struct {
+	s    *Store
+	opts MigrateOptions
+
+	mu     sync.Mutex
+	titles map[string]string // group titles, for participant records
+}
+
+func (m *migration) segment(ctx context.Context, i int) (MigrateResult, error) {
+	s, n := m.s, m.opts.Segments
+	key := tableKey(prefixMigration+migrationName, checkpointSK(i, n))
+	var start map[string]types.AttributeValue
+	if !m.opts.Restart {
+		item, _, err := s.getItem(ctx, prefixMigration+migrationName, checkpointSK(i, n), true)
+		if err != nil {
+			return MigrateResult{}, err
+		}
+		if done, _ := item[attrDone].(*types.AttributeValueMemberBOOL); done != nil && done.Value {
+			return MigrateResult{AlreadyDone: 1}, nil
+		}
+		if last, _ := item[attrLastKey].(*types.AttributeValueMemberM); last != nil {
+			start = last.Value
+		}
+	}
+	var r MigrateResult
+	for {
+		out, err := s.db.Scan(ctx, &dynamodb.ScanInput{
+			TableName: &s.table, Segment: aws.Int32(int32(i)), TotalSegments: aws.Int32(int32(n)),
+			Limit: aws.Int32(m.opts.PageSize), ExclusiveStartKey: start,
+		})
+		if err != nil {
+			return r, fmt.Errorf("scan segment %d: %w", i, err)
+		}
+		for _, item := range out.Items {
+			if strings.HasPrefix(keyAttr(item, attrPK), prefixMigration) {
+				continue // the migration's own progress
+			}
+			r.Scanned++
+			changed, err := m.item(ctx, item)
+			if err != nil {
+				return r, fmt.Errorf("migrate %s %s: %w", keyAttr(item, attrPK), keyAttr(item, attrSK), err)
+			}
+			r.Changed += changed
+		}
+		start = out.LastEvaluatedKey
+		done := len(start) == 0
+		if !m.opts.DryRun {
+			cp := tableKey(keyAttr(key, attrPK), keyAttr(key, attrSK))
+			cp[attrDone] = &types.AttributeValueMemberBOOL{Value: done}
+			if !done {
+				cp[attrLastKey] = &types.AttributeValueMemberM{Value: start}
+			}
+			if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: cp}); err != nil {
+				return r, fmt.Errorf("save progress: %w", err)
+			}
+		}
+		if m.opts.Progress != nil {
+			m.opts.Progress(MigrateProgress{Segment: i, Segments: n, Scanned: r.Scanned, Changed: r.Changed, Done: done})
+		}
+		if done {
+			return r, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+	}
+}
+
+// item brings one item up to date and says how many items it wrote.
+func (m *migration) item(ctx context.Context, item map[string]types.AttributeValue) (int, error) {
+	pk, sk := keyAttr(item, attrPK), keyAttr(item, attrSK)
+	if !strings.HasPrefix(pk, prefixGroup) {
+		return 0, nil // users, tokens, checkpoints: nothing to do
+	}
+	format := 1
+	if n, ok := item[attrFormatVersion].(*types.AttributeValueMemberN); ok {
+		format, _ = strconv.Atoi(n.Value)
+	}
+	switch {
+	case sk == skMetadata:
+		return m.group(ctx, item, format)
+	case isExpenseSK(sk) && format < formatCurrent:
+		return m.expense(ctx, item)
+	case strings.HasPrefix(sk, prefixSettle) && format < formatCurrent:
+		return m.settlement(ctx, item)
+	}
+	return 0, nil
+}
+
+// setIfMissing sets attr to value unless the item has it already.
+func setIfMissing(attr, value string) string {
+	return attr + " = if_not_exists(" + attr + ", " + value + ")"
+}
+
+// The updates of the migration: each sets only what is missing, and the format.
+var (
+	migrateFormat = attrFormatVersion + " = :format"
+	// The index keys of expenses and settlements: GSI2 (by id), GSI3 (a user's list).
+	migrateIndexes = setIfMissing(attrGSI2PK, ":gsi2pk") + ", " + setIfMissing(attrGSI2SK, ":gsi2sk") + ", " +
+		setIfMissing(attrGSI3PK, ":gsi3pk") + ", " + setIfMissing(attrGSI3SK, ":gsi3sk")
+	migrateExpense    = "SET " + migrateIndexes + ", " + setIfMissing(attrVersion, ":one") + ", " + migrateFormat
+	migrateSettlement = "SET " + migrateIndexes + ", " + migrateFormat
+	migrateGroup      = "SET " + setIfMissing(attrVersion, ":one") + ", " + migrateFormat
+)
+
+func (m *migration) expense(ctx context.Context, item map[string]types.AttributeValue) (int, error) {
+	es, err := decodeAll([]map[string]types.AttributeValue{item}, (*expenseRecord).expense)
+	if err != nil {
+		return 0, err
+	}
+	e := es[0]
+	title, err := m.groupTitle(ctx, e.GroupID)
+	if err != nil {
+		return 0, err
+	}
+	puts := []any{createdRevisionRecord(&e)}
+	for _, p := range e.participantRecords(title) {
+		puts = append(puts, p)
+	}
+	changed := 0
+	for _, rec := range puts {
+		wrote, err := m.putIfAbsent(ctx, rec)
+		if err != nil {
+			return changed, err
+		}
+		changed += wrote
+	}
+	ts := formatTime(e.CreatedAt)
+	wrote, err := m.update(ctx, item, migrateExpense, map[string]types.AttributeValue{
+		":gsi2pk": str(expenseGSI2PK(e.ID)), ":gsi2sk": str(e.GroupID),
+		":gsi3pk": str(userKey(e.PayerID)), ":gsi3sk": str(expenseSK(ts, e.ID)),
+	})
+	return changed + wrote, err
+}
+
+func (m *migration) settlement(ctx context.Context, item map[string]types.AttributeValue) (int, error) {
+	sts, err := decodeAll([]map[string]types.AttributeValue{item}, (*settlementRecord).settlement)
+	if err != nil {
+		return 0, err
+	}
+	st := sts[0]
+	return m.update(ctx, item, migrateSettlement, map[string]types.AttributeValue{
+		":gsi2pk": str(settlementGSI2PK(st.ID)), ":gsi2sk": str(st.GroupID),
+		":gsi3pk": str(userKey(st.FromUserID)), ":gsi3sk": str(settlementSK(formatTime(st.CreatedAt), st.ID)),
+	})
+}
+
+func (m *migration) group(ctx context.Context, item map[string]types.AttributeValue, format int) (int, error) {
+	groupID := itemGroupID(item)
+	changed := 0
+	if format < formatCurrent {
+		wrote, err := m.update(ctx, item, migrateGroup, nil)
+		if err != nil {
+			return 0, err
+		}
+		changed += wrote
+	}
+	wrote, err := m.ledger(ctx, groupID)
+	return changed + wrote, err
+}
+
+// ledger gives a group that predates kept balances its ledger and balances.
+func (m *migration) ledger(ctx context.Context, groupID string) (int, error) {
+	s := m.s
+	_, exists, err := s.getItem(ctx, groupPK(groupID), skLedger, true)
+	if err != nil || exists {
+		return 0, err
+	}
+	var members []string
+	err = eachPage(ctx, func(a PageArgs) (Page[Member], error) { return s.ListMembers(ctx, groupID, a) }, func(mb *Member) {
+		members = append(members, mb.UserID)
+	})
+	if err != nil {
+		return 0, err
+	}
+	r, err := s.recompute(ctx, groupID)
+	if err != nil {
+		return 0, err
+	}
+	rec := ledgerRecord{itemKey: itemKey{PK: groupPK(groupID), SK: skLedger}, MemberIDs: members}
+	var books []types.TransactWriteItem
+	for cur, b := range r.Books {
+		rec.Currencies = append(rec.Currencies, cur.Code())
+		books = append(books, s.balancesUpdate(groupID, bookDelta(b)))
+	}
+	if m.opts.DryRun {
+		return 1 + len(books), nil
+	}
+	put, err := s.putNew(rec, "ledger")
+	if err != nil {
+		return 0, err
+	}
+	err = s.transactWrite(ctx, append([]types.TransactWriteItem{put}, books...))
+	switch {
+	case condFailedAt(err, 0):
+		return 0, nil // another run made it meanwhile
+	case err != nil:
+		return 0, err
+	}
+	return 1 + len(books), nil
+}
+
+// bookDelta is the delta that builds a book from nothing.
+func bookDelta(b *ledger.Book) ledger.Delta {
+	d := ledger.Delta{Currency: b.Currency, Users: make(map[string]ledger.UserBalance, len(b.Users)), Pairs: b.Pairs}
+	for id, u := range b.Users {
+		d.Users[id] = *u
+	}
+	return d
+}
+
+// update applies a migration update to the item, on condition that it still
+// exists; it counts as one write.
+func (m *migration) update(ctx context.Context, item map[string]types.AttributeValue, expr string, values map[string]types.AttributeValue) (int, error) {
+	if m.opts.DryRun {
+		return 1, nil
+	}
+	if values == nil {
+		values = map[string]types.AttributeValue{}
+	}
+	values[":format"] = number(formatCurrent)
+	if strings.Contains(expr, ":one") {
+		values[":one"] = number(1)
+	}
+	_, err := m.s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &m.s.table, Key: tableKey(keyAttr(item, attrPK), keyAttr(item, attrSK)),
+		UpdateExpression: aws.String(expr), ConditionExpression: aws.String(condItemExists),
+		ExpressionAttributeValues: values,
+	})
+	if IsCondCheckFailed(err) {
+		return 0, nil // deleted meanwhile
+	}
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// putIfAbsent writes rec unless an item has its key; it counts the write.
+func (m *migration) putIfAbsent(ctx context.Context, rec any) (int, error) {
+	put, err := m.s.putNew(rec, "item")
+	if err != nil {
+		return 0, err
+	}
+	if m.opts.DryRun {
+		_, exists, err := m.s.getItem(ctx, keyAttr(put.Put.Item, attrPK), keyAttr(put.Put.Item, attrSK), false)
+		if err != nil || exists {
+			return 0, err
+		}
+		return 1, nil
+	}
+	_, err = m.s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: put.Put.TableName, Item: put.Put.Item, ConditionExpression: put.Put.ConditionExpression,
+	})
+	if IsCondCheckFailed(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// groupTitle reads a group's title once per run.
+func (m *migration) groupTitle(ctx context.Context, groupID string) (string, error) {
+	m.mu.Lock()
+	title, ok := m.titles[groupID]
+	m.mu.Unlock()
+	if ok {
+		return title, nil
+	}
+	gs, err := m.s.GetGroups(ctx, []string{groupID})
+	if err != nil {
+		return "", err
+	}
+	if gs[0] != nil {
+		title = gs[0].Title
+	}
+	m.mu.Lock()
+	m.titles[groupID] = title
+	m.mu.Unlock()
+	return title, nil
+}
