@@ -78,7 +78,9 @@ func TestMigrateBringsOldItemsUpToDate(t *testing.T) {
 	require.Len(t, owes, 1)
 	require.Equal(t, "15.00", owes[0].Amount.String())
 	require.Equal(t, "Old flat", owes[0].GroupTitle)
-	settled := all(t, 10, func(a store.PageArgs) (store.Page[store.Settlement], error) { return f.ListUserSettlements(ctx, "2", a) })
+	settled := all(t, 10, func(a store.PageArgs) (store.Page[store.Settlement], error) {
+		return f.ListUserSettlements(ctx, "2", a)
+	})
 	require.Len(t, settled, 1)
 	require.Equal(t, settlementID, settled[0].ID)
 	revs, err := f.ListRevisions(ctx, groupID, expenseID)
