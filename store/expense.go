@@ -291,6 +291,8 @@ type participantRecord struct {
 	Description string                `dynamodbav:"description"`
 	TotalAmount attributevalue.Number `dynamodbav:"totalAmount"`
 	CreatedAt   string                `dynamodbav:"createdAt"`
+	// FormatVersion is absent on records written before it (format 1).
+	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 }
 
 // participantRecords are the records of every user the expense involves
@@ -328,7 +330,7 @@ func (e *Expense) participantRecords(groupTitle string) []participantRecord {
 			ExpenseID: e.ID, GroupID: e.GroupID, GroupTitle: groupTitle, UserID: u, UserName: names[u],
 			Amount: amountNumber(share), Currency: cur.Code(),
 			PayerID: e.PayerID, PayerName: e.PayerName, Description: e.Description,
-			TotalAmount: amountNumber(e.Amount), CreatedAt: ts,
+			TotalAmount: amountNumber(e.Amount), CreatedAt: ts, FormatVersion: formatCurrent,
 		}
 		if share.Cmp(p) > 0 {
 			rec.GSI1PK, rec.GSI1SK = userKey(u), owesGSI1SK(ts, e.ID)

@@ -34,6 +34,11 @@ func TestRecordsStoreTheirKeysFlat(t *testing.T) {
 		Splits: []Split{{UserID: "2", Amount: amt("3.00")}, {UserID: "3", Amount: amt("6.00")}},
 	}
 	parts := e.participantRecords("Trip") // 2 paid exactly their share; 3 owes
+	deletedExpense := e
+	deletedExpense.DeletedAt = &at
+	revision := createdRevision(&e)
+	event := expenseEvent(EventExpenseCreated, &e, "1", at, revision.Changes)
+	event.seal(chainHead{})
 	var token tokenRecord
 	token.PK, token.SK, token.GSI1PK, token.GSI1SK = tokenPK("h"), skToken, userKey("1"), tokenGSI1SK(formatTime(at), "h")
 	token.UserID, token.Name, token.CreatedAt = "1", "A", formatTime(at)
@@ -63,6 +68,9 @@ func TestRecordsStoreTheirKeysFlat(t *testing.T) {
 		{"beneficiary participant", parts[1], keys(gsi1...), &participantRecord{}},
 		{"settlement", (&Settlement{ID: "s1", GroupID: "g1", FromUserID: "1", ToUserID: "2", Amount: amt("1.00"), CreatedAt: at}).record(),
 			keys(append(gsi2, gsi3...)...), &settlementRecord{}},
+		{"deleted expense", deletedExpense.record(), keys(gsi2...), &expenseRecord{}},
+		{"revision", revision.record(), keys(), &revisionRecord{}},
+		{"event", event.record(), keys(), &eventRecord{}},
 		{"token", token, keys(gsi1...), &tokenRecord{}},
 		{"idempotency", idem, keys(), &idempotencyRecord{}},
 		{"profile", profile, keys(), &userProfileRecord{}},

@@ -59,6 +59,8 @@ type memberRecord struct {
 	AvatarURL  string `dynamodbav:"avatarUrl,omitempty"`
 	JoinedAt   string `dynamodbav:"joinedAt"`
 	LeftAt     string `dynamodbav:"leftAt,omitempty"`
+	// FormatVersion is absent on memberships written before it (format 1).
+	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 }
 
 func newMemberRecord(groupID string, m NewMember, joined time.Time) (memberRecord, error) {
@@ -72,7 +74,7 @@ func newMemberRecord(groupID string, m NewMember, joined time.Time) (memberRecor
 			GSI1PK: userKey(m.UserID), GSI1SK: groupGSI1SK(groupID),
 		},
 		ID: m.UserID, TelegramID: tgID, Name: m.Name, Username: m.Username,
-		AvatarURL: m.AvatarURL, JoinedAt: formatTime(joined),
+		AvatarURL: m.AvatarURL, JoinedAt: formatTime(joined), FormatVersion: formatCurrent,
 	}, nil
 }
 

@@ -71,6 +71,8 @@ type settlementRecord struct {
 	CreatedAt    string                `dynamodbav:"createdAt"`
 	CompletedAt  string                `dynamodbav:"completedAt,omitempty"`
 	CreatedBy    string                `dynamodbav:"createdBy,omitempty"`
+	// FormatVersion is absent on settlements written before it (format 1).
+	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 }
 
 func (st *Settlement) record() settlementRecord {
@@ -86,6 +88,7 @@ func (st *Settlement) record() settlementRecord {
 		ToUserID: st.ToUserID, ToUserName: st.ToUserName,
 		Amount: amountNumber(st.Amount), Currency: st.Amount.Currency().Code(),
 		TxHash: st.TxHash, Status: string(st.Status), CreatedAt: ts, CreatedBy: st.CreatedBy,
+		FormatVersion: formatCurrent,
 	}
 	if st.CompletedAt != nil {
 		r.CompletedAt = formatTime(*st.CompletedAt)

@@ -70,6 +70,7 @@ func (s *Store) UpdateExpense(ctx context.Context, old, next Expense, groupTitle
 			l.changeBalances(mustBeMembers, next.Amount.Currency(), s.maxCurrencies)
 		} else {
 			l.requireMembers(mustBeMembers)
+			l.bumpVersion()
 		}
 		return items, nil
 	})
