@@ -113,3 +113,14 @@ func nilIfHidden[T any](v *T, err error) (any, error) {
 	}
 	return v, nil
 }
+
+// currentExpense is the expense with this id if the viewer may see it, read
+// again strongly consistent: a write must start from the latest version, and
+// the lookup by id goes through an index that may lag behind.
+func (r *Resolver) currentExpense(ctx context.Context, id string) (*store.Expense, error) {
+	e, err := expenseByID(ctx, id)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	return r.Store.CurrentExpense(ctx, e.Ref())
+}

@@ -75,7 +75,7 @@ func (r *mutationResolver) CreateExpense(ctx context.Context, input model.Create
 
 // UpdateExpense is the resolver for the updateExpense field.
 func (r *mutationResolver) UpdateExpense(ctx context.Context, id string, input model.UpdateExpenseInput) (*store.Expense, error) {
-	e, err := expenseByID(ctx, id)
+	e, err := r.currentExpense(ctx, id)
 	if err != nil || e == nil {
 		return nil, orNotFound(err, "expense")
 	}
@@ -106,7 +106,7 @@ func (r *mutationResolver) UpdateExpense(ctx context.Context, id string, input m
 
 // DeleteExpense is the resolver for the deleteExpense field.
 func (r *mutationResolver) DeleteExpense(ctx context.Context, id string) (string, error) {
-	e, err := expenseByID(ctx, id)
+	e, err := r.currentExpense(ctx, id)
 	if err != nil || e == nil {
 		return "", orNotFound(err, "expense")
 	}
@@ -126,7 +126,7 @@ func (r *mutationResolver) DeleteExpense(ctx context.Context, id string) (string
 
 // RestoreExpense is the resolver for the restoreExpense field.
 func (r *mutationResolver) RestoreExpense(ctx context.Context, id string) (*store.Expense, error) {
-	e, err := expenseByID(ctx, id)
+	e, err := r.currentExpense(ctx, id)
 	if err != nil || e == nil {
 		return nil, orNotFound(err, "expense")
 	}

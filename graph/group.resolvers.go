@@ -150,6 +150,9 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGr
 // UpdateGroup is the resolver for the updateGroup field.
 func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input model.UpdateGroupInput) (*store.Group, error) {
 	g, err := visibleGroup(ctx, id)
+	if err == nil && g != nil {
+		g, err = r.Store.CurrentGroup(ctx, id) // the latest version, not a cached one
+	}
 	if err != nil || g == nil {
 		return nil, orNotFound(err, "group")
 	}

@@ -17,8 +17,9 @@ import (
 // the same transaction, and the log is a hash chain: the ledger item keeps
 // the number and hash of the newest event (the head), and the transaction
 // moves the head on condition that it is still where the writer read it.
-// Writes to one group are serialized through the ledger item anyway; a
-// writer that loses the race reads the head again and retries.
+// Writes to one group are serialized through the ledger item anyway: within
+// a process they take turns (chainTurns), and a writer that loses the race
+// to another process learns the new head from the refusal and tries again.
 
 // Attributes of the ledger item that hold the chain's head.
 const (

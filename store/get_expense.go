@@ -23,3 +23,22 @@ func (s *Store) GetExpenses(ctx context.Context, refs []ExpenseRef) ([]*Expense,
 	}
 	return alignByID(items, refs, func(r ExpenseRef) string { return r.ID }, (*expenseRecord).expense, func(e *Expense) string { return e.ID })
 }
+
+// CurrentExpense reads the expense at ref (which must carry its group and
+// creation time) strongly consistent, live or deleted, or nil: what a write
+// starts from, since an index lookup may lag behind the latest write.
+func (s *Store) CurrentExpense(ctx context.Context, ref ExpenseRef) (*Expense, error) {
+	ts := formatTime(ref.CreatedAt)
+	items, err := s.batchRead(ctx, []map[string]types.AttributeValue{
+		tableKey(groupPK(ref.GroupID), expenseSK(ts, ref.ID)),
+		tableKey(groupPK(ref.GroupID), deletedExpenseSK(ts, ref.ID)),
+	}, true)
+	if err != nil || len(items) == 0 {
+		return nil, err
+	}
+	es, err := decodeAll(items[:1], (*expenseRecord).expense)
+	if err != nil {
+		return nil, err
+	}
+	return &es[0], nil
+}

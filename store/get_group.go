@@ -32,3 +32,17 @@ func (s *Store) GetGroups(ctx context.Context, ids []string) ([]*Group, error) {
 	}
 	return out, nil
 }
+
+// CurrentGroup reads a group strongly consistent, or nil: what a write to
+// the group itself starts from.
+func (s *Store) CurrentGroup(ctx context.Context, id string) (*Group, error) {
+	item, ok, err := s.getItem(ctx, groupPK(id), skMetadata, true)
+	if err != nil || !ok {
+		return nil, err
+	}
+	gs, err := decodeAll([]map[string]types.AttributeValue{item}, (*groupRecord).group)
+	if err != nil {
+		return nil, err
+	}
+	return &gs[0], nil
+}
