@@ -6,7 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"os"
+	"os/signal"
+	"slices"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/fracti/api/store"
 )
@@ -14,8 +20,9 @@ import (
 // migrateCommand: `migrate [--dry-run] [--segments N] [--restart]` brings
 // items written by earlier versions up to the current format with a
 // parallel scan of the whole table (see store.Migrate). It prints each
-// segment's progress after every page and a summary; stopped, it continues
-// where it stopped on the next run, and run again it changes nothing.
+// segment's progress every few seconds and when the segment is done, then a
+// summary; stopped, it continues where it stopped on the next run, and run
+// again it changes nothing.
 func migrateCommand(ctx context.Context, cfg config, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	dryRun := fs.Bool("dry-run", false, "count what would change; write nothing")
@@ -31,19 +38,15 @@ func migrateCommand(ctx context.Context, cfg config, args []string, out io.Write
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex
+	// Ctrl-C stops the scan; each segment's progress up to its last full
+	// page is saved, so the next run continues from there.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	p := newProgressPrinter(out, progressEvery)
 	res, err := s.Migrate(ctx, store.MigrateOptions{
-		Segments: *segments, DryRun: *dryRun, Restart: *restart,
-		Progress: func(p store.MigrateProgress) {
-			mu.Lock()
-			defer mu.Unlock()
-			state := "scanning"
-			if p.Done {
-				state = "done"
-			}
-			fmt.Fprintf(out, "segment %d/%d: %d items scanned, %d changed (%s)\n", p.Segment+1, p.Segments, p.Scanned, p.Changed, state)
-		},
+		Segments: *segments, DryRun: *dryRun, Restart: *restart, Progress: p.report,
 	})
+	p.flush()
 	verb := "changed"
 	if *dryRun {
 		verb = "would change"
@@ -52,9 +55,62 @@ func migrateCommand(ctx context.Context, cfg config, args []string, out io.Write
 	if res.AlreadyDone > 0 {
 		fmt.Fprintf(out, "; %d of %d segments were already done (--restart scans them again)", res.AlreadyDone, *segments)
 	}
+	if err == nil && !*dryRun {
+		fmt.Fprint(out, "; the migration is complete")
+	}
 	fmt.Fprintln(out)
 	if err != nil {
 		return fmt.Errorf("migrate (run it again to continue): %w", err)
 	}
 	return nil
+}
+
+// progressEvery is how often a segment's progress is printed while it scans.
+const progressEvery = 5 * time.Second
+
+// progressPrinter prints each segment's progress at most every so often,
+// when the segment finishes, and, at the end, where each segment stopped.
+type progressPrinter struct {
+	out   io.Writer
+	every time.Duration
+
+	mu      sync.Mutex
+	last    map[int]store.MigrateProgress // newest report per segment
+	printed map[int]time.Time             // when each segment's line was last printed
+	shown   map[int]bool                  // whether the newest report was printed
+}
+
+func newProgressPrinter(out io.Writer, every time.Duration) *progressPrinter {
+	return &progressPrinter{out: out, every: every,
+		last: map[int]store.MigrateProgress{}, printed: map[int]time.Time{}, shown: map[int]bool{}}
+}
+
+// report is the store's Progress callback; segments call it from their own goroutines.
+func (p *progressPrinter) report(r store.MigrateProgress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last[r.Segment], p.shown[r.Segment] = r, false
+	if r.Done || time.Since(p.printed[r.Segment]) >= p.every {
+		p.print(r)
+	}
+}
+
+// flush prints the newest report of every segment not printed yet.
+func (p *progressPrinter) flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, i := range slices.Sorted(maps.Keys(p.last)) {
+		if !p.shown[i] {
+			p.print(p.last[i])
+		}
+	}
+}
+
+func (p *progressPrinter) print(r store.MigrateProgress) {
+	state := "scanning"
+	if r.Done {
+		state = "done"
+	}
+	fmt.Fprintf(p.out, "segment %d/%d: %d items scanned, %d changed (%s)\n", r.Segment+1, r.Segments, r.Scanned, r.Changed, state)
+	p.printed[r.Segment], p.shown[r.Segment] = time.Now(), true
 }

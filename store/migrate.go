@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,19 +18,23 @@ import (
 // The migration brings items written by earlier versions up to the current
 // format (seed 000's migration, and this format's additions):
 //
-//   - an expense gets its missing GSI3 keys (its main payer's "paid" list),
-//     its missing participant records, its first revision, version 1 and
-//     formatVersion 2, that last so that a stop midway redoes the rest;
-//   - a settlement gets its missing GSI3 keys and formatVersion 2;
-//   - a group gets version 1 and formatVersion 2, and, when it has no ledger
-//     (it predates kept balances), a ledger of its current members and its
-//     balances worked out from its expenses and completed settlements.
+//   - an expense gets its missing GSI3 keys (its main payer's "paid" list:
+//     USER#<payerId> / its own SK), its missing participant records, its
+//     first revision, version 1 and formatVersion 2, all in one transaction
+//     on condition that the expense is still in its old format;
+//   - a settlement gets its missing GSI3 keys (USER#<fromUserId> / its own
+//     SK) and formatVersion 2;
+//   - a group, when it has no ledger (it predates kept balances), gets a
+//     ledger of its current members and its balances worked out from its
+//     expenses and completed settlements; then version 1 and formatVersion 2,
+//     so that a group in the current format lacks nothing.
 //
 // Every write is conditioned so that it never overwrites what the server
-// wrote meanwhile, and an item already in the current format is left alone:
-// a second run changes nothing. A parallel Scan reads the table in segments;
-// each segment's position is saved in the table after every page, so a
-// stopped migration continues where it stopped.
+// wrote meanwhile (the server writes only the current format), and an item
+// already in the current format is left alone: a second run changes
+// nothing. A parallel Scan reads the table in segments; each segment's
+// position is saved in the table after every page, so a stopped migration
+// continues where it stopped.
 
 // MigrateOptions tune Migrate.
 type MigrateOptions struct {
@@ -195,8 +200,20 @@ var (
 	migrateExpense    = "SET " + migrateIndexes + ", " + setIfMissing(attrVersion, ":one") + ", " + migrateFormat
 	migrateSettlement = "SET " + migrateIndexes + ", " + migrateFormat
 	migrateGroup      = "SET " + setIfMissing(attrVersion, ":one") + ", " + migrateFormat
+	// condOldFormat: the item is still there and still in an earlier format.
+	// The server writes only the current format, so an item it wrote since
+	// the Scan read it fails this, and the migration leaves it alone.
+	condOldFormat = condItemExists + " AND (" + attrNotExists(attrFormatVersion) + " OR " + attrFormatVersion + " < :format)"
 )
 
+// expenseAttempts bounds how often an expense is looked at again when one of
+// its records appeared between the migration's read and its write.
+const expenseAttempts = 3
+
+// expense brings an old expense up to date in one transaction: the update of
+// the expense and the records it lacks appear together, and only while the
+// expense is still as the Scan read it. Had the server deleted or edited it
+// meanwhile, records built from the old content would outlive it.
 func (m *migration) expense(ctx context.Context, item map[string]types.AttributeValue) (int, error) {
 	es, err := decodeAll([]map[string]types.AttributeValue{item}, (*expenseRecord).expense)
 	if err != nil {
@@ -207,24 +224,92 @@ func (m *migration) expense(ctx context.Context, item map[string]types.Attribute
 	if err != nil {
 		return 0, err
 	}
-	puts := []any{createdRevisionRecord(&e)}
-	for _, p := range e.participantRecords(title) {
-		puts = append(puts, p)
-	}
-	changed := 0
-	for _, rec := range puts {
-		wrote, err := m.putIfAbsent(ctx, rec)
-		if err != nil {
-			return changed, err
-		}
-		changed += wrote
-	}
-	ts := formatTime(e.CreatedAt)
-	wrote, err := m.update(ctx, item, migrateExpense, map[string]types.AttributeValue{
+	sk := keyAttr(item, attrSK)
+	update := m.oldItemUpdate(item, migrateExpense, map[string]types.AttributeValue{
 		":gsi2pk": str(expenseGSI2PK(e.ID)), ":gsi2sk": str(e.GroupID),
-		":gsi3pk": str(userKey(e.PayerID)), ":gsi3sk": str(expenseSK(ts, e.ID)),
+		":gsi3pk": str(userKey(e.PayerID)), ":gsi3sk": str(sk),
 	})
-	return changed + wrote, err
+	for attempt := 1; ; attempt++ {
+		puts, err := m.missingRecords(ctx, &e, title)
+		if err != nil {
+			return 0, err
+		}
+		if m.opts.DryRun {
+			return 1 + len(puts), nil
+		}
+		wrote, err := m.writeExpense(ctx, update, puts)
+		switch {
+		case err == nil:
+			return wrote, nil
+		case condFailedAt(err, 0):
+			return wrote, nil // deleted or rewritten meanwhile: nothing left to do
+		case IsCondCheckFailed(err) && attempt < expenseAttempts:
+			continue // a record appeared meanwhile: look again
+		default:
+			return wrote, err
+		}
+	}
+}
+
+// missingRecords are the puts of the expense's first revision and participant
+// records that are not in the table, each on condition that it still is not.
+func (m *migration) missingRecords(ctx context.Context, e *Expense, title string) ([]types.TransactWriteItem, error) {
+	s := m.s
+	existing, err := s.collect(ctx, listQuery{
+		list: "participants:" + e.ID, keyCond: tablePrefixCond,
+		values: prefixValues(groupPK(e.GroupID), participantSK(e.ID, "")), forward: true, consistent: true,
+	}, nil, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[string]bool, len(existing))
+	for _, it := range existing {
+		have[keyAttr(it, attrSK)] = true
+	}
+	var puts []types.TransactWriteItem
+	rev := createdRevisionRecord(e)
+	if _, exists, err := s.getItem(ctx, rev.PK, rev.SK, true); err != nil {
+		return nil, err
+	} else if !exists {
+		put, err := s.putNew(rev, "revision")
+		if err != nil {
+			return nil, err
+		}
+		puts = append(puts, put)
+	}
+	for _, p := range e.participantRecords(title) {
+		if have[p.SK] {
+			continue
+		}
+		put, err := s.putNew(p, "participant record")
+		if err != nil {
+			return nil, err
+		}
+		puts = append(puts, put)
+	}
+	return puts, nil
+}
+
+// writeExpense writes the expense's update and puts, the update first. When
+// they are more than one transaction holds, the extra puts go first, in
+// transactions that check the expense is still in its old format.
+func (m *migration) writeExpense(ctx context.Context, update *types.Update, puts []types.TransactWriteItem) (int, error) {
+	wrote := 0
+	for len(puts)+1 > maxTransactItems {
+		check := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: update.TableName, Key: update.Key, ConditionExpression: update.ConditionExpression,
+			ExpressionAttributeValues: map[string]types.AttributeValue{":format": number(formatCurrent)},
+		}}
+		batch := puts[:maxTransactItems-1]
+		if err := m.s.transactWrite(ctx, append([]types.TransactWriteItem{check}, batch...)); err != nil {
+			return wrote, err
+		}
+		wrote, puts = wrote+len(batch), puts[len(batch):]
+	}
+	if err := m.s.transactWrite(ctx, append([]types.TransactWriteItem{{Update: update}}, puts...)); err != nil {
+		return wrote, err
+	}
+	return wrote + 1 + len(puts), nil
 }
 
 func (m *migration) settlement(ctx context.Context, item map[string]types.AttributeValue) (int, error) {
@@ -233,23 +318,20 @@ func (m *migration) settlement(ctx context.Context, item map[string]types.Attrib
 		return 0, err
 	}
 	st := sts[0]
-	return m.update(ctx, item, migrateSettlement, map[string]types.AttributeValue{
+	return m.update(ctx, m.oldItemUpdate(item, migrateSettlement, map[string]types.AttributeValue{
 		":gsi2pk": str(settlementGSI2PK(st.ID)), ":gsi2sk": str(st.GroupID),
-		":gsi3pk": str(userKey(st.FromUserID)), ":gsi3sk": str(settlementSK(formatTime(st.CreatedAt), st.ID)),
-	})
+		":gsi3pk": str(userKey(st.FromUserID)), ":gsi3sk": str(keyAttr(item, attrSK)),
+	}))
 }
 
+// group gives a group that predates kept balances its ledger, then its
+// version and format: a group in the current format lacks nothing.
 func (m *migration) group(ctx context.Context, item map[string]types.AttributeValue, format int) (int, error) {
-	groupID := itemGroupID(item)
-	changed := 0
-	if format < formatCurrent {
-		wrote, err := m.update(ctx, item, migrateGroup, nil)
-		if err != nil {
-			return 0, err
-		}
-		changed += wrote
+	changed, err := m.ledger(ctx, itemGroupID(item))
+	if err != nil || format >= formatCurrent {
+		return changed, err
 	}
-	wrote, err := m.ledger(ctx, groupID)
+	wrote, err := m.update(ctx, m.oldItemUpdate(item, migrateGroup, nil))
 	return changed + wrote, err
 }
 
@@ -303,48 +385,32 @@ func bookDelta(b *ledger.Book) ledger.Delta {
 	return d
 }
 
-// update applies a migration update to the item, on condition that it still
-// exists; it counts as one write.
-func (m *migration) update(ctx context.Context, item map[string]types.AttributeValue, expr string, values map[string]types.AttributeValue) (int, error) {
-	if m.opts.DryRun {
-		return 1, nil
+// oldItemUpdate is the update expr of the item, with its values, on
+// condition that the item is still in an earlier format.
+func (m *migration) oldItemUpdate(item map[string]types.AttributeValue, expr string, values map[string]types.AttributeValue) *types.Update {
+	vals := map[string]types.AttributeValue{":format": number(formatCurrent)}
+	for k, v := range values {
+		vals[k] = v
 	}
-	if values == nil {
-		values = map[string]types.AttributeValue{}
-	}
-	values[":format"] = number(formatCurrent)
 	if strings.Contains(expr, ":one") {
-		values[":one"] = number(1)
+		vals[":one"] = number(1)
 	}
-	_, err := m.s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	return &types.Update{
 		TableName: &m.s.table, Key: tableKey(keyAttr(item, attrPK), keyAttr(item, attrSK)),
-		UpdateExpression: aws.String(expr), ConditionExpression: aws.String(condItemExists),
-		ExpressionAttributeValues: values,
-	})
-	if IsCondCheckFailed(err) {
-		return 0, nil // deleted meanwhile
+		UpdateExpression: aws.String(expr), ConditionExpression: aws.String(condOldFormat),
+		ExpressionAttributeValues: vals,
 	}
-	if err != nil {
-		return 0, err
-	}
-	return 1, nil
 }
 
-// putIfAbsent writes rec unless an item has its key; it counts the write.
-func (m *migration) putIfAbsent(ctx context.Context, rec any) (int, error) {
-	put, err := m.s.putNew(rec, "item")
-	if err != nil {
-		return 0, err
-	}
+// update applies an oldItemUpdate on its own; it counts as one write, or
+// none when the item was deleted or rewritten meanwhile.
+func (m *migration) update(ctx context.Context, u *types.Update) (int, error) {
 	if m.opts.DryRun {
-		_, exists, err := m.s.getItem(ctx, keyAttr(put.Put.Item, attrPK), keyAttr(put.Put.Item, attrSK), false)
-		if err != nil || exists {
-			return 0, err
-		}
 		return 1, nil
 	}
-	_, err = m.s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: put.Put.TableName, Item: put.Put.Item, ConditionExpression: put.Put.ConditionExpression,
+	_, err := m.s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+		ConditionExpression: u.ConditionExpression, ExpressionAttributeValues: u.ExpressionAttributeValues,
 	})
 	if IsCondCheckFailed(err) {
 		return 0, nil

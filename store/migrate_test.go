@@ -2,14 +2,48 @@ package store_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
+
+// The items of the data model's first version, written by hand.
+var (
+	sAttr = func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	nAttr = func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+)
+
+// oldExpenseItem is an expense as the first version wrote it: Ann paid 30
+// for herself and Ben, without GSI3 keys, version or formatVersion (and,
+// written alone, without participant records).
+func oldExpenseItem(groupID, expenseID string) map[string]types.AttributeValue {
+	split := func(user, name, amount string) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"userId": sAttr(user), "userName": sAttr(name), "amount": nAttr(amount)}}
+	}
+	return map[string]types.AttributeValue{
+		"PK": sAttr("GROUP#" + groupID), "SK": sAttr("TX#2023-05-02T10:00:00.000Z#" + expenseID),
+		"GSI2PK": sAttr("EXPENSE#" + expenseID), "GSI2SK": sAttr(groupID),
+		"id": sAttr(expenseID), "groupId": sAttr(groupID), "payerId": sAttr("1"), "payerName": sAttr("Ann"), "amount": nAttr("30"), "currency": sAttr("USD"),
+		"description": sAttr("Rent"), "splitType": sAttr("equal"), "createdAt": sAttr("2023-05-02T10:00:00.000Z"),
+		"splits": &types.AttributeValueMemberL{Value: []types.AttributeValue{split("1", "Ann", "15"), split("2", "Ben", "15")}},
+	}
+}
+
+// putItems writes raw items, behind the store's back.
+func putItems(t *testing.T, f fixture, items ...map[string]types.AttributeValue) {
+	t.Helper()
+	db := dynamotestClient(t)
+	for _, it := range items {
+		_, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.Table()), Item: it})
+		require.NoError(t, err)
+	}
+}
 
 // oldGroup writes, by hand, a group as the data model's first version wrote
 // it: the group and its two memberships, an expense without GSI3 keys or
@@ -17,34 +51,22 @@ import (
 // ledger, no balances, no versions, no formatVersion.
 func oldGroup(t *testing.T, f fixture, groupID string) (expenseID, settlementID string) {
 	t.Helper()
-	db := dynamotestClient(t)
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	s, n := sAttr, nAttr
 	pk := "GROUP#" + groupID
 	expenseID, settlementID = groupID[:8]+"-e000-4000-8000-000000000001", groupID[:8]+"-5000-4000-8000-000000000001"
-	split := func(user, name, amount string) types.AttributeValue {
-		return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"userId": s(user), "userName": s(name), "amount": n(amount)}}
-	}
-	items := []map[string]types.AttributeValue{
-		{"PK": s(pk), "SK": s("METADATA"), "id": s(groupID), "title": s("Old flat"), "currency": s("USD"),
+	putItems(t, f,
+		map[string]types.AttributeValue{"PK": s(pk), "SK": s("METADATA"), "id": s(groupID), "title": s("Old flat"), "currency": s("USD"),
 			"createdAt": s("2023-05-01T10:00:00.000Z"), "memberCount": n("2")},
-		{"PK": s(pk), "SK": s("USER#1"), "GSI1PK": s("USER#1"), "GSI1SK": s(pk), "id": s("1"), "telegramId": n("1"),
+		map[string]types.AttributeValue{"PK": s(pk), "SK": s("USER#1"), "GSI1PK": s("USER#1"), "GSI1SK": s(pk), "id": s("1"), "telegramId": n("1"),
 			"name": s("Ann"), "joinedAt": s("2023-05-01T10:00:00.000Z")},
-		{"PK": s(pk), "SK": s("USER#2"), "GSI1PK": s("USER#2"), "GSI1SK": s(pk), "id": s("2"), "telegramId": n("2"),
+		map[string]types.AttributeValue{"PK": s(pk), "SK": s("USER#2"), "GSI1PK": s("USER#2"), "GSI1SK": s(pk), "id": s("2"), "telegramId": n("2"),
 			"name": s("Ben"), "joinedAt": s("2023-05-01T10:00:00.000Z")},
-		{"PK": s(pk), "SK": s("TX#2023-05-02T10:00:00.000Z#" + expenseID), "GSI2PK": s("EXPENSE#" + expenseID), "GSI2SK": s(groupID),
-			"id": s(expenseID), "groupId": s(groupID), "payerId": s("1"), "payerName": s("Ann"), "amount": n("30"), "currency": s("USD"),
-			"description": s("Rent"), "splitType": s("equal"), "createdAt": s("2023-05-02T10:00:00.000Z"),
-			"splits": &types.AttributeValueMemberL{Value: []types.AttributeValue{split("1", "Ann", "15"), split("2", "Ben", "15")}}},
-		{"PK": s(pk), "SK": s("SETTLE#2023-05-03T10:00:00.000Z#" + settlementID), "GSI2PK": s("SETTLEMENT#" + settlementID), "GSI2SK": s(groupID),
+		oldExpenseItem(groupID, expenseID),
+		map[string]types.AttributeValue{"PK": s(pk), "SK": s("SETTLE#2023-05-03T10:00:00.000Z#" + settlementID), "GSI2PK": s("SETTLEMENT#" + settlementID), "GSI2SK": s(groupID),
 			"id": s(settlementID), "groupId": s(groupID), "fromUserId": s("2"), "fromUserName": s("Ben"), "toUserId": s("1"), "toUserName": s("Ann"),
 			"amount": n("5"), "currency": s("USD"), "status": s("completed"),
 			"createdAt": s("2023-05-03T10:00:00.000Z"), "completedAt": s("2023-05-03T11:00:00.000Z")},
-	}
-	for _, it := range items {
-		_, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.Table()), Item: it})
-		require.NoError(t, err)
-	}
+	)
 	return expenseID, settlementID
 }
 
@@ -147,4 +169,54 @@ func TestMigrateContinuesWhereItStopped(t *testing.T) {
 	require.Len(t, paid, 1)
 	require.Equal(t, expenseID, paid[0].ID)
 	require.Equal(t, map[string]string{"1": "10.00", "2": "-10.00"}, f.nets(groupID))
+}
+
+// TestMigrateLeavesAnExpenseTheServerChanged: the server deletes or edits an
+// old expense after the migration's Scan read it and before the migration
+// writes. The migration must then leave it alone: participant records built
+// from the old content would list Ben as owing for an expense that is gone,
+// or that no longer involves him.
+func TestMigrateLeavesAnExpenseTheServerChanged(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(f fixture, e store.Expense) error
+	}{
+		{"deleted", func(f fixture, e store.Expense) error {
+			_, err := f.DeleteExpense(ctx, e, "1")
+			return err
+		}},
+		{"edited", func(f fixture, e store.Expense) error {
+			_, err := f.UpdateExpense(ctx, e, equalExpense(store.Group{ID: e.GroupID}, "1", "40.00", "1"), "Roommates", "1")
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			g := f.group("1", "2") // of today's format: only the expense is old
+			expenseID := g.ID[:8] + "-e000-4000-8000-000000000001"
+			putItems(t, f, oldExpenseItem(g.ID, expenseID))
+			e, err := f.getExpense(expenseID)
+			require.NoError(t, err)
+
+			// The server's change lands just before the migration's first write.
+			var once sync.Once
+			var changeErr error
+			race := dynamotest.NewFault(func(op string, _ int) error {
+				if op == "PutItem" || op == "UpdateItem" || op == "TransactWriteItems" {
+					once.Do(func() { changeErr = tc.change(f, e) })
+				}
+				return nil
+			})
+			m := store.New(dynamotest.Client(t, race.Option()), f.Table(), store.Options{})
+			res, err := m.Migrate(ctx, store.MigrateOptions{Segments: 1})
+			require.NoError(t, err)
+			require.NoError(t, changeErr)
+
+			parts, err := f.ListParticipants(ctx, g.ID, expenseID)
+			require.NoError(t, err)
+			require.Empty(t, parts, "no participant record outlives the content it was built from")
+			require.Empty(t, all(t, 10, func(a store.PageArgs) (store.Page[store.Share], error) { return f.ListUserShares(ctx, "2", a) }))
+			require.Zero(t, res.Changed, "the server wrote the expense in the current format meanwhile")
+		})
+	}
 }

@@ -10,11 +10,12 @@ import (
 // VerifyChain checks a group's activity log against itself and against the
 // head its ledger keeps: events numbered 1, 2, 3… without gap, each one's
 // hash recomputed from its stored content and the previous event's hash,
-// each one's prevHash equal to that hash, and the ledger's head on one of
-// them. It returns the first broken link in words, or "" when the chain
-// holds. The head is read first, so writes landing meanwhile only add
-// events after it. A group written before activity existed has neither
-// events nor head, and is fine.
+// each one's prevHash equal to that hash, and the ledger's head (events and
+// head) on the last of them. It returns the first broken link in words, or
+// "" when the chain holds. The head is read first, so writes landing
+// meanwhile only add events after it; when the log runs past that head, the
+// head is read again and must have caught up. A group written before
+// activity existed has neither events nor head, and is fine.
 func (s *Store) VerifyChain(ctx context.Context, groupID string) (string, error) {
 	head, err := s.readHead(ctx, groupID)
 	if err != nil {
@@ -56,6 +57,21 @@ func (s *Store) VerifyChain(ctx context.Context, groupID string) (string, error)
 	}
 	if seq < head.Seq {
 		return fmt.Sprintf("activity: the ledger's head says %d events, the log holds %d", head.Seq, seq), nil
+	}
+	if seq > head.Seq {
+		// Events past the head read first are writes that landed during the
+		// walk, or events the ledger never took in (appended by hand, or a
+		// head rewound or removed): by now the head must have reached them.
+		now, err := s.readHead(ctx, groupID)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case now.Seq < seq:
+			return fmt.Sprintf("activity: the ledger's head says %d events, the log holds %d", now.Seq, seq), nil
+		case now.Seq == seq && now.Hash != prev:
+			return fmt.Sprintf("activity: the ledger's head is not the hash of event %d", seq), nil
+		}
 	}
 	return "", nil
 }

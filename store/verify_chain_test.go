@@ -41,3 +41,24 @@ func TestVerifyChain(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyChainHeadMustReachTheLog: events the ledger's head does not
+// reach (a head removed, or events appended behind the ledger's back) are a
+// broken chain, not writes still landing.
+func TestVerifyChainHeadMustReachTheLog(t *testing.T) {
+	f := newFixture(t)
+	g := f.group("1", "2") // events 1 and 2: the creation and a join
+	f.expense(g, "1", "10.00", "1", "2")
+
+	_, err := dynamotestClient(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(f.Table()),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "GROUP#" + g.ID}, "SK": &types.AttributeValueMemberS{Value: "LEDGER"},
+		},
+		UpdateExpression: aws.String("REMOVE events, head"),
+	})
+	require.NoError(t, err)
+	broken, err := f.VerifyChain(ctx, g.ID)
+	require.NoError(t, err)
+	require.Equal(t, "activity: the ledger's head says 0 events, the log holds 3", broken)
+}
