@@ -14,11 +14,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestVerify(t *testing.T) {
-	table := localTable(t)
+// verifiedGroup is a group on a fresh local table: A creates it, B joins,
+// and A pays 10.00, 3.33 and 0.07 split between them.
+func verifiedGroup(t *testing.T) (table string, db *dynamodb.Client, s *store.Store, g store.Group) {
+	table = localTable(t)
 	ctx := context.Background()
-	db := dynamotest.Client(t)
-	s := store.New(db, table, store.Options{})
+	db = dynamotest.Client(t)
+	s = store.New(db, table, store.Options{})
 	usd := money.MustCurrency("USD")
 	g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: usd, Creator: store.NewMember{UserID: "1", Name: "A"}})
 	require.NoError(t, err)
@@ -30,7 +32,13 @@ func TestVerify(t *testing.T) {
 			Description: "x", SplitType: store.SplitEqual, Splits: []store.Split{{UserID: "1", Amount: parts[0]}, {UserID: "2", Amount: parts[1]}}}, "")
 		require.NoError(t, err)
 	}
-	other, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "U", Currency: usd, Creator: store.NewMember{UserID: "1", Name: "A"}})
+	return table, db, s, g
+}
+
+func TestVerify(t *testing.T) {
+	table, db, s, g := verifiedGroup(t)
+	ctx := context.Background()
+	other, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "U", Currency: money.MustCurrency("USD"), Creator: store.NewMember{UserID: "1", Name: "A"}})
 	require.NoError(t, err)
 
 	var out bytes.Buffer
@@ -62,21 +70,8 @@ func TestVerify(t *testing.T) {
 // and a join, 3–5 three expenses. Changing any one of them behind the API's
 // back, even by a cent, breaks the chain at that event, and verify says which.
 func TestVerifyFindsAnEditedActivityEvent(t *testing.T) {
-	table := localTable(t)
+	table, db, _, g := verifiedGroup(t)
 	ctx := context.Background()
-	db := dynamotest.Client(t)
-	s := store.New(db, table, store.Options{})
-	usd := money.MustCurrency("USD")
-	g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: usd, Creator: store.NewMember{UserID: "1", Name: "A"}})
-	require.NoError(t, err)
-	_, _, err = s.JoinGroup(ctx, g.ID, store.NewMember{UserID: "2", Name: "B"})
-	require.NoError(t, err)
-	for _, cents := range []int64{1000, 333, 7} {
-		parts, _ := money.SplitEqual(money.NewAmount(cents, usd), 2)
-		_, err := s.CreateExpense(ctx, g.Title, store.Expense{GroupID: g.ID, PayerID: "1", PayerName: "A", Amount: money.NewAmount(cents, usd),
-			Description: "x", SplitType: store.SplitEqual, Splits: []store.Split{{UserID: "1", Amount: parts[0]}, {UserID: "2", Amount: parts[1]}}}, "")
-		require.NoError(t, err)
-	}
 	var out bytes.Buffer
 	require.NoError(t, verifyCommand(ctx, cfgFromEnv(t), []string{"--group", g.ID}, &out))
 
@@ -84,7 +79,7 @@ func TestVerifyFindsAnEditedActivityEvent(t *testing.T) {
 		return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "GROUP#" + g.ID}, "SK": &types.AttributeValueMemberS{Value: sk}}
 	}
 	// Dropping the newest event leaves the ledger's head pointing past the log.
-	_, err = db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key("EVENT#000000000005")})
+	_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key("EVENT#000000000005")})
 	require.NoError(t, err)
 	out.Reset()
 	require.ErrorIs(t, verifyCommand(ctx, cfgFromEnv(t), []string{"--group", g.ID}, &out), errDrift)
