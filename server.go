@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph"
 	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/loaders"
@@ -47,8 +48,12 @@ type config struct {
 	MaxCalls      int // MAX_DYNAMODB_CALLS per request
 	MaxCurrencies int // MAX_GROUP_CURRENCIES
 	LogJSON       bool
-	secretFromEnv bool
-	ShutdownGrace time.Duration
+	// InviteLinks: TELEGRAM_BOT_USERNAME and TELEGRAM_APP_NAME.
+	InviteLinks graph.InviteLinks
+	// LegacyGroupsClosed: LEGACY_GROUPS_JOIN_BY_ID=false.
+	LegacyGroupsClosed bool
+	secretFromEnv      bool
+	ShutdownGrace      time.Duration
 }
 
 func loadConfig() (config, error) {
@@ -60,6 +65,10 @@ func loadConfig() (config, error) {
 		BotToken:      os.Getenv("TELEGRAM_BOT_TOKEN"),
 		LogJSON:       os.Getenv("LOG_FORMAT") == "json",
 		ShutdownGrace: 15 * time.Second,
+		InviteLinks: graph.InviteLinks{
+			BotUsername: strings.TrimPrefix(os.Getenv("TELEGRAM_BOT_USERNAME"), "@"),
+			AppName:     os.Getenv("TELEGRAM_APP_NAME"),
+		},
 	}
 	for _, o := range strings.Split(os.Getenv("CORS_ALLOWED_ORIGINS"), ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -101,6 +110,11 @@ func loadConfig() (config, error) {
 	if c.Playground, err = strconv.ParseBool(env("PLAYGROUND", "true")); err != nil {
 		return c, fmt.Errorf("PLAYGROUND must be true or false")
 	}
+	legacyOpen, err := strconv.ParseBool(env("LEGACY_GROUPS_JOIN_BY_ID", "true"))
+	if err != nil {
+		return c, fmt.Errorf("LEGACY_GROUPS_JOIN_BY_ID must be true or false")
+	}
+	c.LegacyGroupsClosed = !legacyOpen
 	if s := os.Getenv("CURSOR_SECRET"); s != "" {
 		c.CursorSecret, c.secretFromEnv = []byte(s), true
 	} else {
@@ -187,7 +201,9 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store,
 	if err != nil {
 		return nil, err
 	}
-	s := store.New(db, cfg.Table, store.Options{CursorSecret: cfg.CursorSecret, MaxGroupCurrencies: cfg.MaxCurrencies})
+	s := store.New(db, cfg.Table, store.Options{
+		CursorSecret: cfg.CursorSecret, MaxGroupCurrencies: cfg.MaxCurrencies, LegacyGroupsClosed: cfg.LegacyGroupsClosed,
+	})
 	if cfg.Endpoint != "" {
 		created, err := s.EnsureTable(ctx)
 		if err != nil {
@@ -221,7 +237,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			Store: s, Log: log, BotToken: cfg.BotToken, AuthMaxAge: cfg.AuthMaxAge,
 			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes,
 			Playground: cfg.Playground, LoaderWait: cfg.LoaderWait,
-			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls,
+			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls, InviteLinks: cfg.InviteLinks,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

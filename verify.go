@@ -64,8 +64,8 @@ func verifyGroup(ctx context.Context, s *store.Store, groupID string) ([]string,
 	if err != nil {
 		return nil, err
 	}
-	kept, err := s.GetBalances(ctx, []string{groupID})
-	if err != nil {
+	kept, err := s.StoredBalances(ctx, groupID)
+	if err != nil || kept == nil {
 		return nil, err
 	}
 	problems := re.Problems
@@ -80,11 +80,11 @@ func verifyGroup(ctx context.Context, s *store.Store, groupID string) ([]string,
 	for c := range re.Books {
 		currencies[c] = true
 	}
-	for _, b := range kept[0].Books {
+	for _, b := range kept.Books {
 		currencies[b.Currency] = true
 	}
 	for c := range currencies {
-		k, r := kept[0].Book(c), re.Books[c]
+		k, r := kept.Book(c), re.Books[c]
 		if r == nil {
 			r = ledger.NewBook(c)
 		}

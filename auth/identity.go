@@ -26,6 +26,10 @@ type Identity struct {
 	Username string // Telegram @username without "@", may be empty
 	PhotoURL string
 	Method   Method
+	// StartParam is the start parameter the Mini App was opened with (the
+	// signed init data's start_param; "" if none, and for tokens): an invite
+	// link's secret, for one.
+	StartParam string
 }
 
 // UserKey returns the user id as the decimal string the API uses everywhere.

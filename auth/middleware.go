@@ -136,11 +136,12 @@ func (a *Authenticator) authenticateTelegram(ctx context.Context, raw string) (I
 		return Identity{}, fmt.Errorf("%w: recording Telegram user: %w", ErrAuthUnavailable, err)
 	}
 	return Identity{
-		UserID:   u.ID,
-		Name:     u.DisplayName(),
-		Username: u.Username,
-		PhotoURL: u.PhotoURL,
-		Method:   MethodTelegram,
+		UserID:     u.ID,
+		Name:       u.DisplayName(),
+		Username:   u.Username,
+		PhotoURL:   u.PhotoURL,
+		Method:     MethodTelegram,
+		StartParam: data.StartParam,
 	}, nil
 }
 

@@ -140,6 +140,8 @@ func TestMiddlewareIdentities(t *testing.T) {
 		Username: "alice",
 		PhotoURL: "https://t.me/i/userpic/320/alice.svg",
 		Method:   MethodTelegram,
+		// The Mini App was opened with a start parameter; the signed one is kept.
+		StartParam: "group_42",
 	}
 	script := s.owner
 	script.Method = MethodToken

@@ -29,7 +29,8 @@ function urql(token) {
 }
 
 const CREATE_GROUP = gql`mutation($t: String!) { createGroup(input: {title: $t, currency: "USD"}) { id title } }`;
-const JOIN = gql`mutation($g: ID!) { joinGroup(groupId: $g) { id } }`;
+const INVITE = gql`mutation($g: ID!) { createInvite(groupId: $g, input: {maxUses: 1}) { id secret link } }`;
+const JOIN = gql`mutation($i: String!) { joinGroup(invite: $i) { id } }`;
 const CREATE_EXPENSE = gql`mutation($in: CreateExpenseInput!) { createExpense(input: $in) { id amount currency splits { id amount member { id name } } } }`;
 const EXPENSES = gql`query($g: ID!, $first: Int, $after: String) { group(id: $g) { id expenses(first: $first, after: $after) {
   edges { cursor node { id description amount } } pageInfo { hasNextPage endCursor } } } }`;
@@ -70,7 +71,9 @@ test('Apollo: the same user in two groups is two Member objects in the cache', a
   const bob = apollo(tokens.bob);
   const a = (await alice.mutate({ mutation: CREATE_GROUP, variables: { t: 'A' } })).data.createGroup.id;
   const b = (await alice.mutate({ mutation: CREATE_GROUP, variables: { t: 'B' } })).data.createGroup.id;
-  await bob.mutate({ mutation: JOIN, variables: { g: a } });
+  const invite = (await alice.mutate({ mutation: INVITE, variables: { g: a } })).data.createInvite;
+  assert.equal(invite.link, null, 'no link without a configured bot');
+  await bob.mutate({ mutation: JOIN, variables: { i: invite.secret } });
 
   const wallet = 'EQBvI0aFLnw2QbZgjMPCLRdtRHxhUyinQudg6sdiohIwg5jL';
   await alice.query({ query: MEMBERS, variables: { g: a } });

@@ -70,7 +70,7 @@ func checkedExpense(ctx context.Context, g *store.Group, in model.CreateExpenseI
 		return store.Expense{}, err
 	}
 	for i, m := range members {
-		if !m.Active() && (m == nil || !mayHaveLeft[userIDs[i]]) {
+		if !m.Available() && (m == nil || !mayHaveLeft[userIDs[i]]) {
 			return store.Expense{}, badInput(fields[i], "user %s is not a member of this group", userIDs[i])
 		}
 	}
@@ -113,8 +113,8 @@ func payments(ctx context.Context, total money.Amount, in model.CreateExpenseInp
 	if len(in.Payers) == 0 {
 		payer := viewerID(ctx)
 		if in.PayerID != nil {
-			if !telegramIDPattern.MatchString(*in.PayerID) {
-				return nil, badInput("input.payerId", "is not a Telegram user id")
+			if !memberUserIDPattern.MatchString(*in.PayerID) {
+				return nil, badInput("input.payerId", "is not a member's user id")
 			}
 			payer = *in.PayerID
 		}
@@ -131,8 +131,8 @@ func payments(ctx context.Context, total money.Amount, in model.CreateExpenseInp
 	seen := map[string]bool{}
 	for i, p := range in.Payers {
 		field := fmt.Sprintf("input.payers[%d]", i)
-		if !telegramIDPattern.MatchString(p.UserID) {
-			return nil, badInput(field+".userId", "is not a Telegram user id")
+		if !memberUserIDPattern.MatchString(p.UserID) {
+			return nil, badInput(field+".userId", "is not a member's user id")
 		}
 		if seen[p.UserID] {
 			return nil, badInput(field+".userId", "user %s is listed twice", p.UserID)
@@ -166,8 +166,8 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 	seen := make(map[string]bool, len(splits))
 	for i, s := range splits {
 		field := fmt.Sprintf("input.splits[%d]", i)
-		if !telegramIDPattern.MatchString(s.UserID) {
-			return nil, badInput(field+".userId", "is not a Telegram user id")
+		if !memberUserIDPattern.MatchString(s.UserID) {
+			return nil, badInput(field+".userId", "is not a member's user id")
 		}
 		if seen[s.UserID] {
 			return nil, badInput(field+".userId", "user %s is listed twice", s.UserID)

@@ -61,7 +61,7 @@ func TestAJoinInTheSameOperationShowsInTheGroupAndItsBalances(t *testing.T) {
 			}
 		}
 	}
-	dan.Must(&out, `mutation($g: ID!) { joinGroup(groupId: $g) { group { memberCount balances { currency net member { userId } } } } }`, "g", group)
+	dan.Must(&out, `mutation($i: String!) { joinGroup(invite: $i) { group { memberCount balances { currency net member { userId } } } } }`, "i", alice.Invite(group))
 	require.Equal(t, 4, out.JoinGroup.Group.MemberCount)
 	require.Equal(t, map[string]string{"USD 111": "20.00", "USD 222": "-10.00", "USD 333": "-10.00", "USD 444": "0.00"}, netsOf(out.JoinGroup.Group.Balances))
 }

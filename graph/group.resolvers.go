@@ -33,7 +33,7 @@ func (r *groupResolver) Members(ctx context.Context, obj *store.Group, first *in
 
 // Member is the resolver for the member field.
 func (r *groupResolver) Member(ctx context.Context, obj *store.Group, userID string) (*store.Member, error) {
-	if !telegramIDPattern.MatchString(userID) {
+	if !memberUserIDPattern.MatchString(userID) {
 		return nil, nil
 	}
 	m, err := loaders.Member(ctx, obj.ID, userID)
@@ -134,6 +134,9 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGr
 		return nil, err
 	}
 	ng := store.NewGroup{Title: title, ChatID: chat, Currency: cur, Creator: newMember(ctx)}
+	if input.JoinByIDAllowed != nil {
+		ng.JoinByIDAllowed = *input.JoinByIDAllowed
+	}
 	if input.SettlementConfirmation != nil {
 		ng.SettlementConfirmation = *input.SettlementConfirmation
 	}
@@ -174,6 +177,7 @@ func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input mod
 		}
 		change.Currency = &cur
 	}
+	change.JoinByIDAllowed = input.JoinByIDAllowed
 	updated, err := r.Store.UpdateGroup(ctx, *g, change, viewerID(ctx))
 	if err != nil {
 		return nil, err

@@ -83,10 +83,12 @@ func longText(n int) string {
 	return string(b)
 }
 
-func TestJoinGroup(t *testing.T) {
+func TestJoinGroupByID(t *testing.T) {
 	api := apitest.New(t)
 	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
-	id := alice.CreateGroup("Trip")
+	var created struct{ CreateGroup struct{ ID string } }
+	alice.Must(&created, `mutation { createGroup(input: {title: "Open house", currency: "USD", joinByIdAllowed: true}) { id } }`)
+	id := created.CreateGroup.ID
 
 	const join = `mutation($g: ID!) { joinGroup(groupId: $g) { id userId name group { memberCount } } }`
 	var first, again struct {

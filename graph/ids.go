@@ -6,7 +6,8 @@ import (
 )
 
 // Ids: a User's is the Telegram user id ("123456789"); a Group's, Expense's
-// and Settlement's a UUID; a Member's "<groupId>:<userId>"; a Split's, a
+// and Settlement's a UUID; a Member's "<groupId>:<userId>" (a placeholder's
+// userId is "ph_" and 32 hex digits); an Invite's "<groupId>:<inviteId>"; a Split's, a
 // Payment's and a Share's "<expenseId>:<userId>"; a Balance's
 // "<groupId>:<userId>:<currency>", a Debt's
 // "<groupId>:<fromId>:<toId>:<currency>", a CurrencyTotal's
@@ -16,7 +17,10 @@ import (
 
 var (
 	telegramIDPattern = regexp.MustCompile(`^[1-9][0-9]{0,19}$`)
-	uuidPattern       = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	// memberUserIDPattern is a member's user id: a Telegram user's, or a
+	// placeholder's (store.PlaceholderPrefix and 32 hex digits).
+	memberUserIDPattern = regexp.MustCompile(`^([1-9][0-9]{0,19}|ph_[0-9a-f]{32})$`)
+	uuidPattern         = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
 func memberID(groupID, userID string) string { return groupID + ":" + userID }
@@ -26,5 +30,5 @@ func partID(expenseID, userID string) string { return expenseID + ":" + userID }
 // parseMemberID splits a Member id; ok is false if id is not one.
 func parseMemberID(id string) (groupID, userID string, ok bool) {
 	groupID, userID, found := strings.Cut(id, ":")
-	return groupID, userID, found && uuidPattern.MatchString(groupID) && telegramIDPattern.MatchString(userID)
+	return groupID, userID, found && uuidPattern.MatchString(groupID) && memberUserIDPattern.MatchString(userID)
 }

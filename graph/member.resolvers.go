@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/model"
@@ -54,15 +55,31 @@ func (r *memberResolver) Balances(ctx context.Context, obj *store.Member) ([]mod
 }
 
 // JoinGroup is the resolver for the joinGroup field.
-func (r *mutationResolver) JoinGroup(ctx context.Context, groupID string) (*store.Member, error) {
-	if !uuidPattern.MatchString(groupID) {
+func (r *mutationResolver) JoinGroup(ctx context.Context, groupID *string, invite *string) (*store.Member, error) {
+	switch {
+	case groupID != nil && invite != nil:
+		return nil, badInput("invite", "give either an invite or a group id, not both")
+	case invite != nil:
+		return r.joinWithInvite(ctx, *invite)
+	case groupID == nil:
+		// Opened from an invite link: the invite is the signed start parameter.
+		id, _ := viewer(ctx)
+		if id.StartParam == "" {
+			return nil, badInput("invite", "give an invite's secret (or a group id); the Authorization header carries no Mini App start_param")
+		}
+		return r.joinWithInvite(ctx, id.StartParam)
+	}
+	if !uuidPattern.MatchString(*groupID) {
 		return nil, notFound("group")
 	}
-	m, _, err := r.Store.JoinGroup(ctx, groupID, newMember(ctx))
+	m, _, err := r.Store.JoinGroupByID(ctx, *groupID, newMember(ctx))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, notFound("group (or it admits new members only with an invite: ask a member for one)")
+	}
 	if err != nil {
 		return nil, err
 	}
-	loaders.Wrote(ctx, groupID)
+	loaders.Wrote(ctx, *groupID)
 	loaders.PrimeMember(ctx, &m)
 	return &m, nil
 }

@@ -20,4 +20,25 @@ type Resolver struct {
 	Store *store.Store
 	// Log receives resolver failures (slog.Default when nil).
 	Log *slog.Logger
+	// InviteLinks makes the Telegram links of new invites.
+	InviteLinks InviteLinks
+}
+
+// InviteLinks names the Telegram bot and Mini App that invite links open:
+// https://t.me/<BotUsername>/<AppName>?startapp=<secret>. With either empty,
+// invites carry their secret but no link.
+type InviteLinks struct {
+	// BotUsername is the bot's @username, without the @.
+	BotUsername string
+	// AppName is the Mini App's short name, as registered with @BotFather.
+	AppName string
+}
+
+// link is the Telegram link carrying the invite secret, or nil.
+func (l InviteLinks) link(secret string) *string {
+	if l.BotUsername == "" || l.AppName == "" {
+		return nil
+	}
+	s := "https://t.me/" + l.BotUsername + "/" + l.AppName + "?startapp=" + secret
+	return &s
 }

@@ -71,7 +71,7 @@ func (r *mutationResolver) CreateSettlement(ctx context.Context, input model.Cre
 		return nil, err
 	}
 	for i, p := range []struct{ field, id string }{{"input.fromUserId", from}, {"input.toUserId", to}} {
-		if !members[i].Active() || !telegramIDPattern.MatchString(p.id) {
+		if !members[i].Available() || !memberUserIDPattern.MatchString(p.id) {
 			return nil, badInput(p.field, "user %s is not a member of this group", p.id)
 		}
 	}

@@ -73,16 +73,23 @@ func TestScenario(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.CreateToken(context.Background(), store.Token{Hash: auth.HashToken(token), UserID: "111", Name: "Alice Smith"})
 	require.NoError(t, err)
-	alice := client{t, srv.URL, "Bearer " + token}                                           // a script with an access token
-	bob := client{t, srv.URL, "tma " + apitest.InitData(222, "Bob", "Jones", "bob", now())}  // Mini App users
-	carol := client{t, srv.URL, "tma " + apitest.InitData(333, "Carol", "White", "", now())} //
+	alice := client{t, srv.URL, "Bearer " + token}                                          // a script with an access token
+	bob := client{t, srv.URL, "tma " + apitest.InitData(222, "Bob", "Jones", "bob", now())} // a Mini App user
 
-	var created struct{ CreateGroup struct{ ID string } }
+	var created struct {
+		CreateGroup  struct{ ID string }
+		CreateInvite struct{ Secret string }
+	}
 	alice.must(&created, `mutation { createGroup(input: {title: "Roommates", currency: "USD"}) { id } }`, nil)
 	group := created.CreateGroup.ID
-	for _, c := range []client{bob, carol, bob} { // Bob joins twice
-		c.must(nil, `mutation($g: ID!) { joinGroup(groupId: $g) { id } }`, map[string]any{"g": group})
+	alice.must(&created, `mutation($g: ID!) { createInvite(groupId: $g, input: {maxUses: 2}) { secret } }`, map[string]any{"g": group})
+	// Carol opens the invite link: the Mini App starts with the invite as its
+	// start parameter, and she joins in one call without naming it.
+	carol := client{t, srv.URL, "tma " + apitest.InitDataStartParam(333, "Carol", "White", "", now(), created.CreateInvite.Secret)}
+	for _, c := range []client{bob, bob} { // Bob joins twice: the second spends no use
+		c.must(nil, `mutation($i: String!) { joinGroup(invite: $i) { id } }`, map[string]any{"i": created.CreateInvite.Secret})
 	}
+	carol.must(nil, `mutation { joinGroup { id } }`, nil)
 
 	add := func(c client, in map[string]any) string {
 		in["groupId"] = group

@@ -45,6 +45,8 @@ type Config struct {
 	MaxDynamoDBCalls int
 	// Now overrides the clock of init data validation (tests).
 	Now func() time.Time
+	// InviteLinks names the Telegram bot and Mini App of invite links.
+	InviteLinks graph.InviteLinks
 }
 
 // DefaultMaxDynamoDBCalls is how many DynamoDB calls one request may make by
@@ -83,7 +85,7 @@ func New(cfg Config) http.Handler {
 		Users:    profileRecorder{cfg.Store},
 		Now:      cfg.Now,
 	}
-	gql := graph.NewHandler(&graph.Resolver{Store: cfg.Store, Log: cfg.Log},
+	gql := graph.NewHandler(&graph.Resolver{Store: cfg.Store, Log: cfg.Log, InviteLinks: cfg.InviteLinks},
 		graph.HandlerConfig{Limits: cfg.Limits})
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(graphqlHTTP{log: cfg.Log})

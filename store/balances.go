@@ -43,6 +43,8 @@ type GroupBalances struct {
 	// number and hash of its newest event ("" before the first).
 	Events      int64
 	HistoryHead string
+	// Claims maps each placeholder being claimed to the user claiming it.
+	Claims map[string]string
 }
 
 // Book is the group's book in the currency, or an empty one.
@@ -62,7 +64,44 @@ func (s *Store) GetBalances(ctx context.Context, groupIDs []string) ([]*GroupBal
 	return s.getBalances(ctx, groupIDs, false)
 }
 
+// StoredBalances reads one group's balances strongly consistent and exactly
+// as stored, with no claim merged: what `verify` compares with a
+// recomputation from the group's expenses and settlements. Nil when the
+// group does not exist.
+func (s *Store) StoredBalances(ctx context.Context, groupID string) (*GroupBalances, error) {
+	gbs, err := s.readBalances(ctx, []string{groupID}, true)
+	if err != nil {
+		return nil, err
+	}
+	return gbs[0], nil
+}
+
+// getBalances reads the groups' balances as members see them: during a
+// placeholder's claim, its amounts are shown as the claimer's
+// (mergeClaims), so that nobody sees a half-moved state.
 func (s *Store) getBalances(ctx context.Context, groupIDs []string, consistent bool) ([]*GroupBalances, error) {
+	gbs, err := s.readBalances(ctx, groupIDs, consistent)
+	for _, gb := range gbs {
+		if gb != nil {
+			gb.mergeClaims()
+		}
+	}
+	return gbs, err
+}
+
+// mergeClaims shows each claimed placeholder's amounts as its claimer's and
+// drops the placeholder from the members.
+func (g *GroupBalances) mergeClaims() {
+	for ph, user := range g.Claims {
+		for _, b := range g.Books {
+			b.Apply(b.MergeDelta(ph, user))
+		}
+		g.MemberIDs = slices.DeleteFunc(g.MemberIDs, func(id string) bool { return id == ph })
+	}
+}
+
+// readBalances reads the groups' balances exactly as stored.
+func (s *Store) readBalances(ctx context.Context, groupIDs []string, consistent bool) ([]*GroupBalances, error) {
 	keys := make([]map[string]types.AttributeValue, len(groupIDs))
 	for i, id := range groupIDs {
 		keys[i] = tableKey(groupPK(id), skLedger)
@@ -81,6 +120,14 @@ func (s *Store) getBalances(ctx context.Context, groupIDs []string, consistent b
 		id := groupIDFromPK(rec.PK)
 		slices.Sort(rec.MemberIDs)
 		byGroup[id] = &GroupBalances{GroupID: id, Version: rec.Version, MemberIDs: rec.MemberIDs, Events: rec.Events, HistoryHead: rec.Head}
+		for _, c := range rec.Claims {
+			if ph, user, ok := strings.Cut(c, ":"); ok {
+				if byGroup[id].Claims == nil {
+					byGroup[id].Claims = map[string]string{}
+				}
+				byGroup[id].Claims[ph] = user
+			}
+		}
 		for _, c := range rec.Currencies {
 			bookKeys = append(bookKeys, tableKey(rec.PK, balancesSK(c)))
 		}

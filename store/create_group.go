@@ -16,6 +16,8 @@ type NewGroup struct {
 	Creator  NewMember // becomes the first member
 	// SettlementConfirmation is who may complete settlements (default ConfirmByRecipient).
 	SettlementConfirmation SettlementConfirmation
+	// JoinByIDAllowed lets anyone who knows the group's id join without an invite.
+	JoinByIDAllowed bool
 }
 
 // CreateGroup writes a group (version 1), its ledger, its first member and
@@ -26,6 +28,7 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	g := Group{
 		ID: s.newID(), ChatID: in.ChatID, Title: in.Title, Currency: in.Currency,
 		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation, Version: 1,
+		JoinByID: &in.JoinByIDAllowed,
 	}
 	if g.SettlementConfirmation == "" {
 		g.SettlementConfirmation = ConfirmByRecipient

@@ -40,6 +40,9 @@ func IsCondCheckFailed(err error) bool {
 	return false
 }
 
+// isNotFound reports whether err is, or wraps, ErrNotFound.
+func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+
 // condFailedAt reports whether the transaction was cancelled because the
 // condition of the item at index i failed.
 func condFailedAt(err error, i int) bool {

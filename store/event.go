@@ -26,6 +26,8 @@ const (
 	EventSettlementUpdated   EventType = "settlement_updated" // marked sent, or its transaction hash set
 	EventSettlementCompleted EventType = "settlement_completed"
 	EventSettlementFailed    EventType = "settlement_failed"
+	EventPlaceholderAdded    EventType = "placeholder_added"
+	EventPlaceholderClaimed  EventType = "placeholder_claimed" // the claim begins; the placeholder's MEMBER_LEFT ends it
 )
 
 // SubjectKind is the kind of object an event is about.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/fracti/api/money"
@@ -20,6 +21,10 @@ type Group struct {
 	// Version is 1 when the group is created and grows by one with every
 	// update of its title or currency; an update must name the version it read.
 	Version int
+	// JoinByID says whether anyone who knows the group's id may join it
+	// without an invite; nil for groups created before the setting existed
+	// (see Store.AdmitsByID).
+	JoinByID *bool
 }
 
 // SettlementConfirmation says who may mark a group's settlements completed,
@@ -50,6 +55,8 @@ type groupRecord struct {
 	// Version is absent on groups written before versions (read as 1).
 	Version       int `dynamodbav:"version,omitempty"`
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
+	// JoinByID is absent on groups created before it existed.
+	JoinByID *bool `dynamodbav:"joinByIdAllowed,omitempty"`
 }
 
 // Attributes of the group and ledger items that expressions name.
@@ -60,6 +67,7 @@ const (
 	attrMemberIDs     = "memberIds"
 	attrCurrencies    = "currencies"
 	attrVersion       = "version"
+	attrClaims        = "claims"
 )
 
 // ledgerRecord is the GROUP#<id> / LEDGER item: the ids of the current
@@ -80,6 +88,9 @@ type ledgerRecord struct {
 	// Events and Head are the activity chain's head (chain.go).
 	Events int64  `dynamodbav:"events,omitempty"`
 	Head   string `dynamodbav:"head,omitempty"`
+	// Claims are the placeholder claims under way, "<placeholderId>:<userId>"
+	// (claim_placeholder.go).
+	Claims []string `dynamodbav:"claims,stringset,omitempty"`
 }
 
 func (g Group) record() groupRecord {
@@ -89,7 +100,7 @@ func (g Group) record() groupRecord {
 		},
 		ID: g.ID, ChatID: g.ChatID, Title: g.Title, Currency: g.Currency.Code(),
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
-		Version: g.Version, FormatVersion: formatCurrent,
+		Version: g.Version, FormatVersion: formatCurrent, JoinByID: g.JoinByID,
 	}
 	if g.SettlementConfirmation != ConfirmByRecipient {
 		r.SettlementConfirmation = string(g.SettlementConfirmation)
@@ -109,7 +120,7 @@ func (r *groupRecord) group() (Group, error) {
 	g := Group{
 		ID: r.ID, ChatID: r.ChatID, Title: r.Title, Currency: cur,
 		CreatedAt: created, MemberCount: r.MemberCount,
-		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1),
+		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1), JoinByID: r.JoinByID,
 	}
 	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
 		g.SettlementConfirmation = ConfirmByEitherParty
@@ -131,11 +142,15 @@ func GroupChanges(before, after *Group) []Change {
 		if g.SettlementConfirmation == ConfirmByEitherParty {
 			confirm = "EITHER_PARTY"
 		}
-		return map[string]string{FieldTitle: g.Title, FieldCurrency: g.Currency.Code(), FieldSettlementConfirmation: confirm}
+		d := map[string]string{FieldTitle: g.Title, FieldCurrency: g.Currency.Code(), FieldSettlementConfirmation: confirm}
+		if g.JoinByID != nil {
+			d[FieldJoinByIDAllowed] = strconv.FormatBool(*g.JoinByID)
+		}
+		return d
 	}
 	var was map[string]string
 	if before != nil {
 		was = display(before)
 	}
-	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation})
+	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation, FieldJoinByIDAllowed})
 }

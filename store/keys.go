@@ -23,6 +23,7 @@ import (
 //	deleted expense      GROUP#<groupId>     DELETED#<createdAt>#<expenseId>                                   EXPENSE#<expenseId> / <groupId>  (expires: ttl)
 //	expense revision     GROUP#<groupId>     REV#<expenseId>#<version>
 //	activity event       GROUP#<groupId>     EVENT#<seq>
+//	invite               GROUP#<groupId>     INVITE#<inviteId>                                                 INVITE#<sha256> / <groupId>      (expires: ttl)
 //	migration progress   MIGRATION#<name>    SEGMENT#<segment>/<segments>
 //	user profile         USER#<userId>       PROFILE
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>
@@ -33,6 +34,9 @@ import (
 // purged. Versions and sequence numbers are zero-padded so that sort keys
 // sort as numbers: the newest revision and event come first when read
 // backwards.
+//
+// An invite is found by the SHA-256 hash of its secret through GSI2 (the
+// secret itself is never stored) and listed by key in its group's partition.
 //
 // A former member's membership stays (with leftAt, without GSI1 keys) so
 // that the expenses and settlements they took part in still name them.
@@ -83,6 +87,7 @@ const (
 	prefixRevision  = "REV#"
 	prefixEvent     = "EVENT#"
 	prefixMigration = "MIGRATION#"
+	prefixInvite    = "INVITE#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -185,6 +190,12 @@ func tokenPK(hash string) string { return prefixToken + hash }
 func tokenHashFromPK(pk string) string { return strings.TrimPrefix(pk, prefixToken) }
 
 func tokenGSI1SK(createdAt, hash string) string { return prefixToken + createdAt + "#" + hash }
+
+// inviteSK with no id is the prefix of all the group's invites.
+func inviteSK(inviteID string) string { return prefixInvite + inviteID }
+
+// inviteGSI2PK is where an invite is looked up by the hash of its secret.
+func inviteGSI2PK(hash string) string { return prefixInvite + hash }
 
 func idempotencySK(key string) string { return prefixIdem + key }
 

@@ -16,10 +16,22 @@ type Member struct {
 	AvatarURL string
 	JoinedAt  time.Time
 	LeftAt    *time.Time // set once the user has left the group
+	// Placeholder marks someone a member added who has not joined yet: no
+	// Telegram user, an id of its own (PlaceholderPrefix...).
+	Placeholder bool
+	// AddedBy is the member who added a placeholder.
+	AddedBy string
+	// ClaimedBy is the user who took over the placeholder, once claimed (or
+	// while the claim is under way; LeftAt is set when it is done).
+	ClaimedBy string
 }
 
 // Active reports whether the user is (still) a member.
 func (m *Member) Active() bool { return m != nil && m.LeftAt == nil }
+
+// Available reports whether new expenses and settlements may name the
+// member: an active member, and not a placeholder someone has claimed.
+func (m *Member) Available() bool { return m.Active() && m.ClaimedBy == "" }
 
 // MemberKey names a membership.
 type MemberKey struct {
@@ -52,13 +64,17 @@ var memberNotLeft = attrNotExists(attrLeftAt)
 type memberRecord struct {
 	itemKey
 	ID         string `dynamodbav:"id"`
-	TelegramID int64  `dynamodbav:"telegramId"`
+	TelegramID int64  `dynamodbav:"telegramId,omitempty"` // absent on placeholders
 	Name       string `dynamodbav:"name"`
 	Username   string `dynamodbav:"username,omitempty"`
 	Wallet     string `dynamodbav:"wallet,omitempty"`
 	AvatarURL  string `dynamodbav:"avatarUrl,omitempty"`
 	JoinedAt   string `dynamodbav:"joinedAt"`
 	LeftAt     string `dynamodbav:"leftAt,omitempty"`
+	// Placeholder, AddedBy and ClaimedBy are set on placeholders only.
+	Placeholder bool   `dynamodbav:"placeholder,omitempty"`
+	AddedBy     string `dynamodbav:"addedBy,omitempty"`
+	ClaimedBy   string `dynamodbav:"claimedBy,omitempty"`
 	// FormatVersion is absent on memberships written before it (format 1).
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 }
@@ -86,6 +102,7 @@ func (r *memberRecord) member() (Member, error) {
 	m := Member{
 		GroupID: groupIDFromPK(r.PK), UserID: r.ID, Name: r.Name, Username: r.Username,
 		Wallet: r.Wallet, AvatarURL: r.AvatarURL, JoinedAt: joined,
+		Placeholder: r.Placeholder, AddedBy: r.AddedBy, ClaimedBy: r.ClaimedBy,
 	}
 	if r.LeftAt != "" {
 		left, err := parseTime(r.LeftAt)

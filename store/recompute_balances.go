@@ -21,7 +21,7 @@ type Recomputation struct {
 // reads again.
 func (s *Store) RecomputeBalances(ctx context.Context, groupID string) (Recomputation, error) {
 	for {
-		before, err := s.getBalances(ctx, []string{groupID}, true)
+		before, err := s.readBalances(ctx, []string{groupID}, true)
 		if err != nil {
 			return Recomputation{}, err
 		}
@@ -32,7 +32,7 @@ func (s *Store) RecomputeBalances(ctx context.Context, groupID string) (Recomput
 		if err != nil {
 			return Recomputation{}, err
 		}
-		after, err := s.getBalances(ctx, []string{groupID}, true)
+		after, err := s.readBalances(ctx, []string{groupID}, true)
 		if err != nil {
 			return Recomputation{}, err
 		}

@@ -19,6 +19,9 @@ type Store struct {
 	newID   func() string
 	// maxCurrencies bounds the currencies a group holds balances in.
 	maxCurrencies int
+	// legacyGroupsClosed: groups created before joinByIdAllowed existed do
+	// not admit by id either.
+	legacyGroupsClosed bool
 	// turns serializes this process's writes to each group (chain.go).
 	turns *chainTurns
 }
@@ -38,6 +41,10 @@ type Options struct {
 	// in (default DefaultMaxGroupCurrencies), which bounds what reading a
 	// group's balances and debts costs.
 	MaxGroupCurrencies int
+	// LegacyGroupsClosed makes groups created before the joinByIdAllowed
+	// setting existed refuse joins by id, as new groups do by default; left
+	// false they keep admitting anyone who knows their id.
+	LegacyGroupsClosed bool
 }
 
 // New returns a Store over the named table.
@@ -58,7 +65,19 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 		newID:         func() string { return uuid.NewString() },
 		maxCurrencies: maxCurrencies,
 		turns:         newChainTurns(),
+
+		legacyGroupsClosed: opts.LegacyGroupsClosed,
 	}
+}
+
+// AdmitsByID reports whether anyone who knows g's id may join it without an
+// invite: its own setting, or for a group created before the setting existed,
+// whatever Options.LegacyGroupsClosed says.
+func (s *Store) AdmitsByID(g *Group) bool {
+	if g.JoinByID == nil {
+		return !s.legacyGroupsClosed
+	}
+	return *g.JoinByID
 }
 
 // MaxGroupCurrencies is how many currencies one group may hold balances in.

@@ -22,6 +22,12 @@ import (
 // as it is. An edit that would write more items than one transaction holds
 // fails with ErrTooManyItems.
 func (s *Store) UpdateExpense(ctx context.Context, old, next Expense, groupTitle, editor string) (Expense, error) {
+	return s.updateExpense(ctx, old, next, groupTitle, editor)
+}
+
+// updateExpense is UpdateExpense, with extra changes for its revision and
+// event beyond what the expense's fields show.
+func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle, editor string, extra ...Change) (Expense, error) {
 	if old.DeletedAt != nil {
 		return Expense{}, conflictf("the expense is deleted; restore it before editing it")
 	}
@@ -34,6 +40,7 @@ func (s *Store) UpdateExpense(ctx context.Context, old, next Expense, groupTitle
 	next.own()
 	now := s.stamp()
 	rev := revisionOf(RevisionUpdated, &old, &next, editor, now)
+	rev.Changes = append(rev.Changes, extra...)
 	if len(rev.Changes) == 0 {
 		return old, nil
 	}

@@ -14,6 +14,8 @@ import (
 type GroupChange struct {
 	Title    *string
 	Currency *money.Currency
+	// JoinByIDAllowed sets whether anyone who knows the group's id may join without an invite.
+	JoinByIDAllowed *bool
 }
 
 // UpdateGroup applies change to the group g (as read, at its version) by
@@ -29,6 +31,18 @@ func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, ac
 	if change.Currency != nil {
 		next.Currency = *change.Currency
 	}
+	set := []string{attrTitle + " = :title", attrCurrency + " = :currency", attrVersion + " = :next", attrFormatVersion + " = :format"}
+	values := map[string]types.AttributeValue{
+		":title": str(next.Title), ":currency": str(next.Currency.Code()),
+		":v": number(int64(g.Version)), ":next": number(int64(next.Version + 1)), ":format": number(formatCurrent),
+	}
+	if change.JoinByIDAllowed != nil && (g.JoinByID == nil || *g.JoinByID != *change.JoinByIDAllowed) {
+		// Written only when it changes, so that a rename leaves a group
+		// created before the setting following Options.LegacyGroupsClosed.
+		next.JoinByID = change.JoinByIDAllowed
+		set = append(set, attrJoinByID+" = :joinById")
+		values[":joinById"] = &types.AttributeValueMemberBOOL{Value: *change.JoinByIDAllowed}
+	}
 	changes := GroupChanges(&g, &next)
 	if len(changes) == 0 {
 		return g, nil
@@ -40,14 +54,9 @@ func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, ac
 	}
 	update := &types.Update{
 		TableName: &s.table, Key: tableKey(groupPK(g.ID), skMetadata),
-		UpdateExpression: aws.String("SET " + strings.Join([]string{
-			attrTitle + " = :title", attrCurrency + " = :currency", attrVersion + " = :next", attrFormatVersion + " = :format",
-		}, ", ")),
-		ConditionExpression: aws.String(condItemExists + " AND " + cond),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":title": str(next.Title), ":currency": str(next.Currency.Code()),
-			":v": number(int64(g.Version)), ":next": number(int64(next.Version)), ":format": number(formatCurrent),
-		},
+		UpdateExpression:                    aws.String("SET " + strings.Join(set, ", ")),
+		ConditionExpression:                 aws.String(condItemExists + " AND " + cond),
+		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 	ev := Event{

@@ -1072,6 +1072,8 @@ var (
 		"SETTLEMENT_UPDATED":   store.EventSettlementUpdated,
 		"SETTLEMENT_COMPLETED": store.EventSettlementCompleted,
 		"SETTLEMENT_FAILED":    store.EventSettlementFailed,
+		"PLACEHOLDER_ADDED":    store.EventPlaceholderAdded,
+		"PLACEHOLDER_CLAIMED":  store.EventPlaceholderClaimed,
 	}
 	marshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType = map[store.EventType]string{
 		store.EventGroupCreated:        "GROUP_CREATED",
@@ -1087,6 +1089,8 @@ var (
 		store.EventSettlementUpdated:   "SETTLEMENT_UPDATED",
 		store.EventSettlementCompleted: "SETTLEMENT_COMPLETED",
 		store.EventSettlementFailed:    "SETTLEMENT_FAILED",
+		store.EventPlaceholderAdded:    "PLACEHOLDER_ADDED",
+		store.EventPlaceholderClaimed:  "PLACEHOLDER_CLAIMED",
 	}
 )
 

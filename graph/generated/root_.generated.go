@@ -29,6 +29,7 @@ type ResolverRoot interface {
 	ExpenseRevision() ExpenseRevisionResolver
 	Group() GroupResolver
 	GroupEvent() GroupEventResolver
+	Invite() InviteResolver
 	Member() MemberResolver
 	Mutation() MutationResolver
 	Payment() PaymentResolver
@@ -136,6 +137,8 @@ type ComplexityRoot struct {
 		Expenses               func(childComplexity int, first *int, after *string) int
 		HistoryHead            func(childComplexity int) int
 		ID                     func(childComplexity int) int
+		Invites                func(childComplexity int) int
+		JoinByIDAllowed        func(childComplexity int) int
 		Member                 func(childComplexity int, userID string) int
 		MemberCount            func(childComplexity int) int
 		Members                func(childComplexity int, first *int, after *string) int
@@ -179,17 +182,31 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Invite struct {
+		CreatedAt   func(childComplexity int) int
+		CreatedBy   func(childComplexity int) int
+		ExpiresAt   func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Link        func(childComplexity int) int
+		MaxUses     func(childComplexity int) int
+		Placeholder func(childComplexity int) int
+		Secret      func(childComplexity int) int
+		Uses        func(childComplexity int) int
+	}
+
 	Member struct {
-		AvatarURL func(childComplexity int) int
-		Balances  func(childComplexity int) int
-		Group     func(childComplexity int) int
-		ID        func(childComplexity int) int
-		JoinedAt  func(childComplexity int) int
-		LeftAt    func(childComplexity int) int
-		Name      func(childComplexity int) int
-		UserID    func(childComplexity int) int
-		Username  func(childComplexity int) int
-		Wallet    func(childComplexity int) int
+		AvatarURL   func(childComplexity int) int
+		Balances    func(childComplexity int) int
+		ClaimedBy   func(childComplexity int) int
+		Group       func(childComplexity int) int
+		ID          func(childComplexity int) int
+		JoinedAt    func(childComplexity int) int
+		LeftAt      func(childComplexity int) int
+		Name        func(childComplexity int) int
+		Placeholder func(childComplexity int) int
+		UserID      func(childComplexity int) int
+		Username    func(childComplexity int) int
+		Wallet      func(childComplexity int) int
 	}
 
 	MemberConnection struct {
@@ -204,17 +221,21 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateExpense    func(childComplexity int, input model.CreateExpenseInput) int
-		CreateGroup      func(childComplexity int, input model.CreateGroupInput) int
-		CreateSettlement func(childComplexity int, input model.CreateSettlementInput) int
-		DeleteExpense    func(childComplexity int, id string) int
-		JoinGroup        func(childComplexity int, groupID string) int
-		LeaveGroup       func(childComplexity int, groupID string) int
-		RestoreExpense   func(childComplexity int, id string) int
-		UpdateExpense    func(childComplexity int, id string, input model.UpdateExpenseInput) int
-		UpdateGroup      func(childComplexity int, id string, input model.UpdateGroupInput) int
-		UpdateSettlement func(childComplexity int, id string, input model.UpdateSettlementInput) int
-		UpdateWallet     func(childComplexity int, groupID string, wallet string) int
+		AddPlaceholderMember func(childComplexity int, groupID string, name string) int
+		ClaimPlaceholder     func(childComplexity int, groupID string, placeholderID string) int
+		CreateExpense        func(childComplexity int, input model.CreateExpenseInput) int
+		CreateGroup          func(childComplexity int, input model.CreateGroupInput) int
+		CreateInvite         func(childComplexity int, groupID string, input *model.CreateInviteInput) int
+		CreateSettlement     func(childComplexity int, input model.CreateSettlementInput) int
+		DeleteExpense        func(childComplexity int, id string) int
+		JoinGroup            func(childComplexity int, groupID *string, invite *string) int
+		LeaveGroup           func(childComplexity int, groupID string) int
+		RestoreExpense       func(childComplexity int, id string) int
+		RevokeInvite         func(childComplexity int, id string) int
+		UpdateExpense        func(childComplexity int, id string, input model.UpdateExpenseInput) int
+		UpdateGroup          func(childComplexity int, id string, input model.UpdateGroupInput) int
+		UpdateSettlement     func(childComplexity int, id string, input model.UpdateSettlementInput) int
+		UpdateWallet         func(childComplexity int, groupID string, wallet string) int
 	}
 
 	PageInfo struct {
@@ -724,6 +745,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.ID(childComplexity), true
+	case "Group.invites":
+		if e.ComplexityRoot.Group.Invites == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.Invites(childComplexity), true
+	case "Group.joinByIdAllowed":
+		if e.ComplexityRoot.Group.JoinByIDAllowed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.JoinByIDAllowed(childComplexity), true
 	case "Group.member":
 		if e.ComplexityRoot.Group.Member == nil {
 			break
@@ -901,6 +934,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.GroupEventEdge.Node(childComplexity), true
 
+	case "Invite.createdAt":
+		if e.ComplexityRoot.Invite.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.CreatedAt(childComplexity), true
+	case "Invite.createdBy":
+		if e.ComplexityRoot.Invite.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.CreatedBy(childComplexity), true
+	case "Invite.expiresAt":
+		if e.ComplexityRoot.Invite.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.ExpiresAt(childComplexity), true
+	case "Invite.id":
+		if e.ComplexityRoot.Invite.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.ID(childComplexity), true
+	case "Invite.link":
+		if e.ComplexityRoot.Invite.Link == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.Link(childComplexity), true
+	case "Invite.maxUses":
+		if e.ComplexityRoot.Invite.MaxUses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.MaxUses(childComplexity), true
+	case "Invite.placeholder":
+		if e.ComplexityRoot.Invite.Placeholder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.Placeholder(childComplexity), true
+	case "Invite.secret":
+		if e.ComplexityRoot.Invite.Secret == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.Secret(childComplexity), true
+	case "Invite.uses":
+		if e.ComplexityRoot.Invite.Uses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.Uses(childComplexity), true
+
 	case "Member.avatarUrl":
 		if e.ComplexityRoot.Member.AvatarURL == nil {
 			break
@@ -913,6 +1001,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.Balances(childComplexity), true
+	case "Member.claimedBy":
+		if e.ComplexityRoot.Member.ClaimedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.ClaimedBy(childComplexity), true
 	case "Member.group":
 		if e.ComplexityRoot.Member.Group == nil {
 			break
@@ -943,6 +1037,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.Name(childComplexity), true
+	case "Member.placeholder":
+		if e.ComplexityRoot.Member.Placeholder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.Placeholder(childComplexity), true
 	case "Member.userId":
 		if e.ComplexityRoot.Member.UserID == nil {
 			break
@@ -994,6 +1094,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MemberEdge.Node(childComplexity), true
 
+	case "Mutation.addPlaceholderMember":
+		if e.ComplexityRoot.Mutation.AddPlaceholderMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addPlaceholderMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddPlaceholderMember(childComplexity, args["groupId"].(string), args["name"].(string)), true
+	case "Mutation.claimPlaceholder":
+		if e.ComplexityRoot.Mutation.ClaimPlaceholder == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_claimPlaceholder_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ClaimPlaceholder(childComplexity, args["groupId"].(string), args["placeholderId"].(string)), true
 	case "Mutation.createExpense":
 		if e.ComplexityRoot.Mutation.CreateExpense == nil {
 			break
@@ -1016,6 +1138,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateGroup(childComplexity, args["input"].(model.CreateGroupInput)), true
+	case "Mutation.createInvite":
+		if e.ComplexityRoot.Mutation.CreateInvite == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createInvite_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateInvite(childComplexity, args["groupId"].(string), args["input"].(*model.CreateInviteInput)), true
 	case "Mutation.createSettlement":
 		if e.ComplexityRoot.Mutation.CreateSettlement == nil {
 			break
@@ -1048,7 +1181,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.JoinGroup(childComplexity, args["groupId"].(string)), true
+		return e.ComplexityRoot.Mutation.JoinGroup(childComplexity, args["groupId"].(*string), args["invite"].(*string)), true
 	case "Mutation.leaveGroup":
 		if e.ComplexityRoot.Mutation.LeaveGroup == nil {
 			break
@@ -1071,6 +1204,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RestoreExpense(childComplexity, args["id"].(string)), true
+	case "Mutation.revokeInvite":
+		if e.ComplexityRoot.Mutation.RevokeInvite == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeInvite_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeInvite(childComplexity, args["id"].(string)), true
 	case "Mutation.updateExpense":
 		if e.ComplexityRoot.Mutation.UpdateExpense == nil {
 			break
@@ -1538,6 +1682,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputCreateExpenseInput,
 		ec.unmarshalInputCreateGroupInput,
+		ec.unmarshalInputCreateInviteInput,
 		ec.unmarshalInputCreateSettlementInput,
 		ec.unmarshalInputPaymentInput,
 		ec.unmarshalInputSplitInput,
@@ -2182,7 +2327,8 @@ extend type Mutation {
   createGroup("The new group." input: CreateGroupInput!): Group!
 
   """
-  Rename a group or change its default currency; any member may. Existing
+  Rename a group, change its default currency, or open or close it to joins
+  by id; any member may. Existing
   expenses keep their currencies. ` + "`" + `expectedVersion` + "`" + ` must be the version you
   read, or it fails with CONFLICT and ` + "`" + `extensions.currentVersion` + "`" + `.
   """
@@ -2202,6 +2348,8 @@ input UpdateGroupInput {
   title: String
   "The new default currency for new expenses: an ISO 4217 code such as EUR, or TON."
   currency: String
+  "Whether anyone who knows the group's id may join without an invite."
+  joinByIdAllowed: Boolean
 }
 
 "A new group."
@@ -2214,6 +2362,8 @@ input CreateGroupInput {
   chatId: String
   "Who may mark settlements COMPLETED: only their recipient (the default), or either party. It cannot be changed later."
   settlementConfirmation: SettlementConfirmation = RECIPIENT
+  "Whether anyone who knows the group's id may join without an invite (false: members invite people with ` + "`" + `createInvite` + "`" + `)."
+  joinByIdAllowed: Boolean = false
 }
 `, BuiltIn: false},
 	{Name: "../../schema/history.graphqls", Input: `# History: the revisions of an expense and the activity log of a group,
@@ -2298,6 +2448,14 @@ enum GroupEventType {
   SETTLEMENT_COMPLETED
   "A settlement failed."
   SETTLEMENT_FAILED
+  "A member added a placeholder for someone who has not joined yet."
+  PLACEHOLDER_ADDED
+  """
+  A member claimed a placeholder: from now on balances show the placeholder's
+  amounts as theirs. Its expenses and settlements follow (EXPENSE_UPDATED,
+  SETTLEMENT_UPDATED), and the placeholder's MEMBER_LEFT ends the claim.
+  """
+  PLACEHOLDER_CLAIMED
 }
 
 "What a group event is about."
@@ -2334,6 +2492,85 @@ type GroupEvent {
   previousHash: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/invite.graphqls", Input: `# Invites: who may join a group, and how.
+
+"""
+A link that lets whoever holds its secret join a group, until it expires, is
+used up or is revoked. Only a hash of the secret is stored: it is shown once,
+in the answer to ` + "`" + `createInvite` + "`" + `.
+"""
+type Invite {
+  "The invite's id: ` + "`" + `<groupId>:<inviteId>` + "`" + `."
+  id: ID!
+  "The secret to pass to ` + "`" + `joinGroup(invite:)` + "`" + `: only in the answer to ` + "`" + `createInvite` + "`" + `, null everywhere else."
+  secret: String
+  """
+  A ready Telegram link, ` + "`" + `https://t.me/<bot>/<app>?startapp=<secret>` + "`" + `, that
+  opens the Mini App with the secret as its start parameter: only in the
+  answer to ` + "`" + `createInvite` + "`" + `, and only when the server is configured with the
+  bot's username and the Mini App's short name.
+  """
+  link: String
+  "The member who created it."
+  createdBy: Member!
+  "When it was created."
+  createdAt: DateTime!
+  "When it stops admitting anyone."
+  expiresAt: DateTime!
+  "How many joins it admits in all; null: any number until it expires."
+  maxUses: Int
+  "How many have joined with it."
+  uses: Int!
+  """
+  The placeholder member it was made for: whoever joins with it takes the
+  placeholder's place (see ` + "`" + `claimPlaceholder` + "`" + `). Null for an ordinary invite.
+  """
+  placeholder: Member
+}
+
+"A new invite; every field may be left out."
+input CreateInviteInput {
+  "Seconds until it expires: 60 to 2592000 (30 days). Default: 604800 (7 days)."
+  expiresIn: Int
+  "How many may join with it: 1 to 1000. Left out: any number until it expires (1 for an invite made for a placeholder)."
+  maxUses: Int
+  """
+  Make it for this placeholder member (its ` + "`" + `Member.userId` + "`" + `): whoever joins
+  with it claims the placeholder, taking over its expenses, settlements and
+  balances.
+  """
+  placeholderId: ID
+}
+
+extend type Group {
+  "The group's live invites (not expired, used up or revoked), newest first. Their secrets are never shown again."
+  invites: [Invite!]!
+  """
+  Whether anyone who knows the group's id may join it without an invite
+  (` + "`" + `joinGroup(groupId:)` + "`" + `). False for new groups unless ` + "`" + `createGroup` + "`" + ` or
+  ` + "`" + `updateGroup` + "`" + ` says otherwise.
+  """
+  joinByIdAllowed: Boolean!
+}
+
+extend type Mutation {
+  """
+  Create an invite to a group you are a member of. The answer holds its
+  secret (and a Telegram link), which is never shown again: share it, and
+  whoever has it can join with ` + "`" + `joinGroup(invite:)` + "`" + ` until it expires, is used
+  up or is revoked.
+  """
+  createInvite(
+    "The group's id."
+    groupId: ID!
+    "Its expiry, number of uses and placeholder; all optional."
+    input: CreateInviteInput
+  ): Invite!
+
+  "End one of your groups' invites at once: its secret admits nobody from now on. Returns the invite's id."
+  revokeInvite("The invite's id (` + "`" + `Invite.id` + "`" + `)." id: ID!): ID!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/member.graphqls", Input: `# Memberships: joining, leaving, a member's wallet and balances.
 
 "A user's membership in a group."
@@ -2361,8 +2598,25 @@ type Member implements Node {
 }
 
 extend type Mutation {
-  "Join a group. Joining a group you are already in returns your membership unchanged."
-  joinGroup("The group's id." groupId: ID!): Member!
+  """
+  Join a group, one of three ways:
+  - ` + "`" + `invite` + "`" + `: with an invite's secret (see ` + "`" + `createInvite` + "`" + `);
+  - ` + "`" + `groupId` + "`" + `: by the group's id, only if the group allows it (` + "`" + `Group.joinByIdAllowed` + "`" + `);
+  - neither: from the Telegram Mini App opened by an invite link
+    (` + "`" + `startapp=<secret>` + "`" + `), with the invite read from the ` + "`" + `start_param` + "`" + ` of
+    the signed init data in the Authorization header.
+  An unknown, expired, revoked or used-up invite, like a group that does not
+  exist or does not admit by id, is NOT_FOUND, and says nothing of the group.
+  Joining a group you are already in returns your membership unchanged and
+  spends no use of the invite. Joining with an invite made for a placeholder
+  also claims the placeholder (see ` + "`" + `claimPlaceholder` + "`" + `).
+  """
+  joinGroup(
+    "The group's id, for groups that admit by id."
+    groupId: ID
+    "An invite's secret."
+    invite: String
+  ): Member!
 
   """
   Leave a group. Refused with CONFLICT while your balance in any currency is
@@ -2376,6 +2630,51 @@ extend type Mutation {
     groupId: ID!
     "A TON address (user-friendly base64 form, or raw ` + "`" + `0:<hex>` + "`" + `); an empty string clears it."
     wallet: String!
+  ): Member!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/placeholder.graphqls", Input: `# Placeholder members: someone who has not joined yet.
+
+extend type Member {
+  """
+  True for a placeholder: someone a member added who has not joined yet.
+  A placeholder pays and owes like anyone until a user claims it.
+  """
+  placeholder: Boolean!
+  "The member who took over this placeholder (see ` + "`" + `claimPlaceholder` + "`" + `); null while unclaimed and for everyone else."
+  claimedBy: Member
+}
+
+extend type Mutation {
+  """
+  Add a placeholder for someone who has not joined yet, so that expenses and
+  settlements can name them at once (by its ` + "`" + `userId` + "`" + `). Send them an invite
+  made for it (` + "`" + `createInvite(input: {placeholderId})` + "`" + `): joining with it makes
+  them take its place.
+  """
+  addPlaceholderMember(
+    "The group's id."
+    groupId: ID!
+    "Their name: 1 to 64 characters of free text."
+    name: String!
+  ): Member!
+
+  """
+  Take a placeholder's place: its expenses (live and deleted), participant
+  records, settlements and balances become yours, as if you had been there
+  from the start; each moved expense and settlement records the change in
+  its history. From the moment the claim begins, balances and debts show the
+  placeholder's amounts as yours, so no one sees a half-moved state. A large
+  placeholder moves in several steps: if it is interrupted, call this again
+  and it continues. CONFLICT when another member claimed it, or when an
+  expense or settlement names both you and the placeholder (edit it first).
+  Returns your membership.
+  """
+  claimPlaceholder(
+    "The group's id."
+    groupId: ID!
+    "The placeholder's user id (` + "`" + `Member.userId` + "`" + `)."
+    placeholderId: ID!
   ): Member!
 }
 `, BuiltIn: false},
@@ -2775,6 +3074,10 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_activity(ctx, field)
 	case "historyHead":
 		return ec.fieldContext_Group_historyHead(ctx, field)
+	case "invites":
+		return ec.fieldContext_Group_invites(ctx, field)
+	case "joinByIdAllowed":
+		return ec.fieldContext_Group_joinByIdAllowed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
 }
@@ -2847,6 +3150,30 @@ func (ec *executionContext) childFields_GroupEventEdge(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type GroupEventEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Invite(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Invite_id(ctx, field)
+	case "secret":
+		return ec.fieldContext_Invite_secret(ctx, field)
+	case "link":
+		return ec.fieldContext_Invite_link(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_Invite_createdBy(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Invite_createdAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_Invite_expiresAt(ctx, field)
+	case "maxUses":
+		return ec.fieldContext_Invite_maxUses(ctx, field)
+	case "uses":
+		return ec.fieldContext_Invite_uses(ctx, field)
+	case "placeholder":
+		return ec.fieldContext_Invite_placeholder(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Invite", field.Name)
+}
+
 func (ec *executionContext) childFields_Member(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -2869,6 +3196,10 @@ func (ec *executionContext) childFields_Member(ctx context.Context, field graphq
 		return ec.fieldContext_Member_group(ctx, field)
 	case "balances":
 		return ec.fieldContext_Member_balances(ctx, field)
+	case "placeholder":
+		return ec.fieldContext_Member_placeholder(ctx, field)
+	case "claimedBy":
+		return ec.fieldContext_Member_claimedBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Member", field.Name)
 }

@@ -67,6 +67,20 @@ type CreateGroupInput struct {
 	ChatID *string `json:"chatId,omitempty"`
 	// Who may mark settlements COMPLETED: only their recipient (the default), or either party. It cannot be changed later.
 	SettlementConfirmation *store.SettlementConfirmation `json:"settlementConfirmation,omitempty"`
+	// Whether anyone who knows the group's id may join without an invite (false: members invite people with `createInvite`).
+	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+}
+
+// A new invite; every field may be left out.
+type CreateInviteInput struct {
+	// Seconds until it expires: 60 to 2592000 (30 days). Default: 604800 (7 days).
+	ExpiresIn *int `json:"expiresIn,omitempty"`
+	// How many may join with it: 1 to 1000. Left out: any number until it expires (1 for an invite made for a placeholder).
+	MaxUses *int `json:"maxUses,omitempty"`
+	// Make it for this placeholder member (its `Member.userId`): whoever joins
+	// with it claims the placeholder, taking over its expenses, settlements and
+	// balances.
+	PlaceholderID *string `json:"placeholderId,omitempty"`
 }
 
 // A new settlement: a payment from one member to another, one of them you.
@@ -271,6 +285,8 @@ type UpdateGroupInput struct {
 	Title *string `json:"title,omitempty"`
 	// The new default currency for new expenses: an ISO 4217 code such as EUR, or TON.
 	Currency *string `json:"currency,omitempty"`
+	// Whether anyone who knows the group's id may join without an invite.
+	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
 }
 
 // A change to a settlement; omitted fields stay as they are.

@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"net/url"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/99designs/gqlgen/client"
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/store"
@@ -28,6 +30,9 @@ type API struct {
 	Store   *store.Store
 	Calls   *dynamotest.Counter // every DynamoDB call the server makes
 	Handler *client.Client
+
+	mu       sync.Mutex
+	creators map[string]*User // who created each group CreateGroup made
 }
 
 // Option changes the test server's configuration.
@@ -35,6 +40,11 @@ type Option func(*httpapi.Config)
 
 // LoaderWait sets the dataloaders' batch window.
 func LoaderWait(d time.Duration) Option { return func(c *httpapi.Config) { c.LoaderWait = d } }
+
+// InviteLinks names the Telegram bot and Mini App that invite links open.
+func InviteLinks(bot, app string) Option {
+	return func(c *httpapi.Config) { c.InviteLinks = graph.InviteLinks{BotUsername: bot, AppName: app} }
+}
 
 // New starts the API over a fresh table.
 func New(t testing.TB, opts ...Option) *API {
@@ -76,12 +86,22 @@ func (a *API) WithHeader(header string) *User { return &User{api: a, header: hea
 
 // InitData is init data as a Telegram client would send it, signed with BotToken.
 func InitData(id int64, first, last, username string, authDate time.Time) string {
+	return InitDataStartParam(id, first, last, username, authDate, "")
+}
+
+// InitDataStartParam is InitData of a Mini App opened with a start
+// parameter (a t.me link's startapp=...), signed with BotToken.
+func InitDataStartParam(id int64, first, last, username string, authDate time.Time, startParam string) string {
 	u, _ := json.Marshal(map[string]any{"id": id, "first_name": first, "last_name": last, "username": username})
-	return auth.SignInitData(url.Values{
+	fields := url.Values{
 		"auth_date": {strconv.FormatInt(authDate.Unix(), 10)},
 		"query_id":  {"AAHdF6IQAAAAAN0XohDhrOrc"},
 		"user":      {string(u)},
-	}, BotToken)
+	}
+	if startParam != "" {
+		fields.Set("start_param", startParam)
+	}
+	return auth.SignInitData(fields, BotToken)
 }
 
 // Error is one GraphQL error of a response.
@@ -159,13 +179,64 @@ func (u *User) CreateGroup(title string) string {
 	u.api.t.Helper()
 	var out struct{ CreateGroup struct{ ID string } }
 	u.Must(&out, `mutation($t: String!) { createGroup(input: {title: $t, currency: "USD"}) { id } }`, "t", title)
+	u.api.mu.Lock()
+	defer u.api.mu.Unlock()
+	if u.api.creators == nil {
+		u.api.creators = map[string]*User{}
+	}
+	u.api.creators[out.CreateGroup.ID] = u
 	return out.CreateGroup.ID
 }
 
-// Join makes u a member of the group.
+// Invite creates an invite of u's to the group for one person and returns its secret.
+func (u *User) Invite(groupID string) string {
+	u.api.t.Helper()
+	var out struct{ CreateInvite struct{ Secret string } }
+	u.Must(&out, `mutation($g: ID!) { createInvite(groupId: $g, input: {maxUses: 1}) { secret } }`, "g", groupID)
+	return out.CreateInvite.Secret
+}
+
+// Join makes u a member of the group the way people join: with an invite,
+// made by the group's creator (for a group CreateGroup made, while they are
+// a member) or else by any current member.
 func (u *User) Join(groupID string) {
 	u.api.t.Helper()
-	u.Must(nil, `mutation($g: ID!) { joinGroup(groupId: $g) { id } }`, "g", groupID)
+	var secret string
+	u.api.mu.Lock()
+	creator := u.api.creators[groupID]
+	u.api.mu.Unlock()
+	if creator != nil && creator != u {
+		if res := creator.Do(`mutation($g: ID!) { createInvite(groupId: $g, input: {maxUses: 1}) { secret } }`, "g", groupID); len(res.Errors) == 0 {
+			var out struct{ CreateInvite struct{ Secret string } }
+			require.NoError(u.api.t, json.Unmarshal(res.Data, &out))
+			secret = out.CreateInvite.Secret
+		}
+	}
+	if secret == "" {
+		secret = u.api.storeInvite(groupID, u.ID)
+	}
+	u.Must(nil, `mutation($i: String!) { joinGroup(invite: $i) { id } }`, "i", secret)
+}
+
+// storeInvite makes a one-use invite to the group straight in the store, as
+// any current member other than userID, and returns its secret.
+func (a *API) storeInvite(groupID, userID string) string {
+	a.t.Helper()
+	ctx := context.Background()
+	members, err := a.Store.ListMembers(ctx, groupID, store.PageArgs{First: store.MaxPageSize})
+	require.NoError(a.t, err)
+	for _, m := range members.Items {
+		if m.UserID == userID || m.Placeholder {
+			continue
+		}
+		secret, err := auth.NewInviteSecret()
+		require.NoError(a.t, err)
+		_, err = a.Store.CreateInvite(ctx, store.Invite{GroupID: groupID, CreatedBy: m.UserID, MaxUses: 1}, time.Hour, auth.HashInviteSecret(secret))
+		require.NoError(a.t, err)
+		return secret
+	}
+	a.t.Fatalf("group %s has no member to invite %s", groupID, userID)
+	return ""
 }
 
 // Expense records an equal split of amount among users (u pays) and returns its id.
