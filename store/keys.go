@@ -25,7 +25,7 @@ import (
 //	activity event       GROUP#<groupId>     EVENT#<seq>
 //	migration progress   MIGRATION#<name>    SEGMENT#<segment>/<segments>
 //	user profile         USER#<userId>       PROFILE
-//	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>
+//	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>  (expires: ttl, when it has expiresAt)
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
 //
 // A deleted expense moves from TX# to DELETED# (out of every list) and keeps
