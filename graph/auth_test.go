@@ -24,8 +24,8 @@ type operation struct {
 
 // everyOperation covers every root field of the schema against a group
 // whose members are Alice and Bob, with an expense, a deleted expense and a
-// settlement.
-func everyOperation(group, expense, deleted, settlement string) []operation {
+// settlement, and an access token of Alice's.
+func everyOperation(group, expense, deleted, settlement, token string) []operation {
 	isNull := func(field string) func(t *testing.T, data string) {
 		return func(t *testing.T, data string) { require.JSONEq(t, `{"`+field+`":null}`, data) }
 	}
@@ -61,6 +61,10 @@ func everyOperation(group, expense, deleted, settlement string) []operation {
 			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "updateSettlement", query: `mutation($id: ID!) { updateSettlement(id: $id, input: {status: COMPLETED}) { id } }`,
 			vars: []any{"id", settlement}, nonMember: "NOT_FOUND"},
+		{name: "me accessTokens", query: `{ me { accessTokens { id name scopes createdAt lastUsedAt expiresAt } } }`,
+			hidden: func(t *testing.T, data string) { require.NotContains(t, data, token) }},
+		{name: "createAccessToken", query: `mutation { createAccessToken(input: {name: "x", scopes: [READ]}) { token accessToken { id } } }`},
+		{name: "revokeAccessToken", query: `mutation($id: ID!) { revokeAccessToken(id: $id) }`, vars: []any{"id", token}, nonMember: "NOT_FOUND"},
 	}
 }
 
@@ -73,6 +77,7 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	deleted := alice.Expense(group, "4.00", "111", "222")
 	alice.Must(nil, `mutation($id: ID!) { deleteExpense(id: $id) }`, "id", deleted)
 	settlement := bob.Settle(group, "111", "5.00")
+	token := createAccessToken(t, alice, map[string]any{"name": "alice's", "scopes": []string{"READ", "WRITE"}}).AccessToken.ID
 	var before json.RawMessage
 	alice.Must(&before, everything, "g", group)
 
@@ -88,7 +93,7 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 		"unknown scheme":       "Basic YWxpY2U6c2VjcmV0",
 	}
 
-	for i, op := range everyOperation(group, expense, deleted, settlement) {
+	for i, op := range everyOperation(group, expense, deleted, settlement, token) {
 		t.Run(op.name, func(t *testing.T) {
 			for name, header := range credentials {
 				res := api.WithHeader(header).Do(op.query, op.vars...)
@@ -125,6 +130,9 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	alice.Must(&log, `query($g: ID!) { group(id: $g) { activity(first: 100) { nodes { type } } } }`, "g", group)
 	require.Equal(t, "MEMBER_JOINED", log.Group.Activity.Nodes[0].Type)
 	require.Equal(t, "SETTLEMENT_CREATED", log.Group.Activity.Nodes[1].Type)
+	var tokens struct{ Me struct{ AccessTokens []struct{ ID string } } }
+	alice.Must(&tokens, `{ me { accessTokens { id } } }`)
+	require.Contains(t, tokens.Me.AccessTokens, struct{ ID string }{token}, "alice's token was not revoked")
 }
 
 // everything is what a group holds that only its members may change.
