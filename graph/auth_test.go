@@ -130,7 +130,9 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	alice.Must(&log, `query($g: ID!) { group(id: $g) { activity(first: 100) { nodes { type } } } }`, "g", group)
 	require.Equal(t, "MEMBER_JOINED", log.Group.Activity.Nodes[0].Type)
 	require.Equal(t, "SETTLEMENT_CREATED", log.Group.Activity.Nodes[1].Type)
-	var tokens struct{ Me struct{ AccessTokens []struct{ ID string } } }
+	var tokens struct {
+		Me struct{ AccessTokens []struct{ ID string } }
+	}
 	alice.Must(&tokens, `{ me { accessTokens { id } } }`)
 	require.Contains(t, tokens.Me.AccessTokens, struct{ ID string }{token}, "alice's token was not revoked")
 }

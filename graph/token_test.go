@@ -56,7 +56,11 @@ func TestReadTokenCannotRunMutations(t *testing.T) {
 		require.Equal(t, "WRITE", res.Errors[0].Extensions["requiredScope"])
 		require.True(t, answersNothing(res.Data), "%s", res.Data)
 	}
-	var groups struct{ Me struct{ Groups struct{ Nodes []struct{ ID string } } } }
+	var groups struct {
+		Me struct {
+			Groups struct{ Nodes []struct{ ID string } }
+		}
+	}
 	alice.Must(&groups, `{ me { groups { nodes { id } } } }`)
 	require.Len(t, groups.Me.Groups.Nodes, 1, "nothing was created")
 }
@@ -113,7 +117,9 @@ func TestExpiredTokenIsUnauthenticated(t *testing.T) {
 	res := brief.Fails("UNAUTHENTICATED", `{ me { id } }`)
 	require.Equal(t, "access token expired at "+expires.UTC().Format(time.RFC3339), res.Errors[0].Message)
 
-	var out struct{ Me struct{ AccessTokens []accessToken } }
+	var out struct {
+		Me struct{ AccessTokens []accessToken }
+	}
 	alice.Must(&out, `{ me { accessTokens { id } } }`)
 	for _, tok := range out.Me.AccessTokens {
 		require.NotEqual(t, made.AccessToken.ID, tok.ID, "an expired token is not listed")
@@ -143,7 +149,9 @@ func TestListAccessTokens(t *testing.T) {
 	for _, secret := range []string{ci.Token, dash.Token, auth.HashToken(ci.Token), auth.HashToken(dash.Token)} {
 		require.NotContains(t, string(res.Data), secret, "neither the token nor its hash is ever listed")
 	}
-	var out struct{ Me struct{ AccessTokens []accessToken } }
+	var out struct {
+		Me struct{ AccessTokens []accessToken }
+	}
 	alice.Must(&out, `{ me { accessTokens { id name scopes createdAt lastUsedAt expiresAt } } }`)
 	got := out.Me.AccessTokens
 	require.Len(t, got, 3, "the two, and the one alice signs in with")
