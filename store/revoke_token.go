@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -18,14 +19,15 @@ var tokenOwnedBy = attrTokenUserID + " = :user"
 // it still belongs to the user. An id that is unknown, expired or another
 // user's is ErrNotFound, all alike.
 func (s *Store) RevokeToken(ctx context.Context, userID, id string) (Token, error) {
-	found, err := s.queryUserTokens(ctx, userID, attrTokenID+" = :id", MaxListedTokens, ":id", id)
+	tokens, err := s.ListUserTokens(ctx, userID)
 	if err != nil {
 		return Token{}, err
 	}
-	if len(found) == 0 || id == "" {
+	i := slices.IndexFunc(tokens, func(t Token) bool { return t.ID == id })
+	if i < 0 || id == "" {
 		return Token{}, notFoundf("access token %s", id)
 	}
-	t := found[0]
+	t := tokens[i]
 	_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &s.table,
 		Key:                       tableKey(tokenPK(t.Hash), skToken),

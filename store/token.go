@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -15,7 +17,7 @@ import (
 // secret value.
 type Token struct {
 	Hash      string
-	ID        string // public id (not the hash): what the API lists and revokes tokens by; "" on tokens written before ids
+	ID        string // public id (not the hash): what the API lists and revokes tokens by
 	UserID    string
 	Name      string // the user's display name
 	Username  string
@@ -50,7 +52,6 @@ type tokenRecord struct {
 
 // Attributes of a token that expressions name.
 const (
-	attrTokenID         = "id"
 	attrTokenUserID     = "userId"
 	attrTokenLastUsedAt = "lastUsedAt"
 )
@@ -60,8 +61,13 @@ func (r *tokenRecord) token() (Token, error) {
 	if err != nil {
 		return Token{}, fmt.Errorf("token createdAt: %w", err)
 	}
+	hash := tokenHashFromPK(r.PK)
+	id := r.ID
+	if id == "" {
+		id = legacyTokenID(hash)
+	}
 	t := Token{
-		Hash: tokenHashFromPK(r.PK), ID: r.ID, UserID: r.UserID, Name: r.Name,
+		Hash: hash, ID: id, UserID: r.UserID, Name: r.Name,
 		Username: r.Username, Label: r.Label, CreatedAt: created,
 		Scopes: r.Scopes, LastUsedAt: r.LastUsedAt,
 	}
@@ -71,6 +77,14 @@ func (r *tokenRecord) token() (Token, error) {
 		}
 	}
 	return t, nil
+}
+
+// legacyTokenID is the public id of a token written before ids: derived
+// from its hash one way, so that it names the token without revealing the
+// hash, and the same on every read.
+func legacyTokenID(hash string) string {
+	sum := sha256.Sum256([]byte("fracti access token id\x00" + hash))
+	return "t" + hex.EncodeToString(sum[:16])
 }
 
 // Expired reports whether the token has expired at now.

@@ -56,6 +56,18 @@ func TestLookupTokenWrittenBeforeScopes(t *testing.T) {
 	require.Empty(t, got.Scopes)
 	require.True(t, got.ExpiresAt.IsZero())
 	require.False(t, got.Expired(time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)))
+
+	// Its public id is derived from its hash, one way, and the same on every read.
+	require.NotEmpty(t, got.ID)
+	require.NotContains(t, got.ID, "old")
+	listed, err := f.ListUserTokens(ctx, "1")
+	require.NoError(t, err)
+	require.Equal(t, []store.Token{got}, listed)
+	revoked, err := f.RevokeToken(ctx, "1", got.ID)
+	require.NoError(t, err)
+	require.Equal(t, "old", revoked.Hash)
+	_, err = f.LookupToken(ctx, "old")
+	require.ErrorIs(t, err, store.ErrNotFound)
 }
 
 func strPtr(v string) *string { return &v }
