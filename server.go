@@ -2,7 +2,7 @@
 //
 //	go run .                      serve (the default)
 //	go run . serve [--demo]       serve; --demo prints a ready access token for a demo user
-//	go run . token create --user <telegramId> --name <display name>
+//	go run . token create --user <telegramId> --name <display name> [--scopes READ,WRITE] [--expires-in 2160h]
 //	go run . verify [--group <id>]   recompute balances and the activity chains; exit 1 on drift
 //	go run . migrate [--dry-run] [--segments N] [--restart]   bring items of earlier formats up to date
 //
