@@ -11,9 +11,10 @@ import (
 
 // RequireAuth refuses every root field but introspection to callers without
 // valid credentials, and root mutation fields to credentials without the
-// WRITE scope (FORBIDDEN with extensions.requiredScope). Introspection stays open so that Playground can load
-// the schema before a token is pasted. As field middleware its error takes
-// the normal path: a non-null root field's null propagates to data.
+// WRITE scope (FORBIDDEN with extensions.requiredScope). Introspection stays
+// open so that Playground can load the schema before a token is pasted. As
+// field middleware its error takes the normal path: a non-null root field's
+// null propagates to data.
 func RequireAuth(ctx context.Context, next graphql.Resolver) (any, error) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil || fc.Parent == nil || fc.Parent.Parent != nil || strings.HasPrefix(fc.Field.Name, "__") {
