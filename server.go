@@ -2,7 +2,7 @@
 //
 //	go run .                      serve (the default)
 //	go run . serve [--demo]       serve; --demo prints a ready access token for a demo user
-//	go run . token create --user <telegramId> --name <display name>
+//	go run . token create --user <telegramId> --name <display name> [--scopes READ,WRITE] [--expires-in 2160h]
 //	go run . verify [--group <id>]   recompute balances and the activity chains; exit 1 on drift
 //	go run . migrate [--dry-run] [--segments N] [--restart]   bring items of earlier formats up to date
 //
@@ -44,6 +44,7 @@ type config struct {
 	MaxBodyBytes  int64
 	Playground    bool
 	LoaderWait    time.Duration
+	TokenCacheTTL time.Duration // TOKEN_CACHE_TTL; negative: no cache
 	Limits        limits.Config
 	MaxCalls      int // MAX_DYNAMODB_CALLS per request
 	MaxCurrencies int // MAX_GROUP_CURRENCIES
@@ -80,6 +81,9 @@ func loadConfig() (config, error) {
 		return c, err
 	}
 	if c.LoaderWait, err = durationEnv("LOADER_WAIT", loaders.DefaultWait); err != nil {
+		return c, err
+	}
+	if c.TokenCacheTTL, err = tokenCacheTTLEnv(); err != nil {
 		return c, err
 	}
 	if c.MaxBodyBytes, err = strconv.ParseInt(env("MAX_BODY_BYTES", strconv.Itoa(httpapi.DefaultMaxBodyBytes)), 10, 64); err != nil || c.MaxBodyBytes <= 0 {
@@ -152,6 +156,23 @@ func durationEnv(name string, def time.Duration) (time.Duration, error) {
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
 		return 0, fmt.Errorf("%s must be a positive duration such as 24h or 2ms", name)
+	}
+	return d, nil
+}
+
+// tokenCacheTTLEnv reads TOKEN_CACHE_TTL: unset is the default (30s), 0
+// turns the cache off (given to httpapi as a negative TTL).
+func tokenCacheTTLEnv() (time.Duration, error) {
+	v := os.Getenv("TOKEN_CACHE_TTL")
+	if v == "" {
+		return httpapi.DefaultTokenCacheTTL, nil
+	}
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil || d < 0:
+		return 0, fmt.Errorf("TOKEN_CACHE_TTL must be a duration such as 30s, or 0 for no cache")
+	case d == 0:
+		return -1, nil
 	}
 	return d, nil
 }
@@ -238,6 +259,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes,
 			Playground: cfg.Playground, LoaderWait: cfg.LoaderWait,
 			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls, InviteLinks: cfg.InviteLinks,
+			TokenCacheTTL: cfg.TokenCacheTTL,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

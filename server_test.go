@@ -28,6 +28,21 @@ func TestConfigDefaults(t *testing.T) {
 	require.Len(t, c.CursorSecret, 32)
 	require.False(t, c.secretFromEnv)
 	require.Empty(t, c.CORSOrigins)
+	require.Equal(t, 30*time.Second, c.TokenCacheTTL)
+}
+
+func TestConfigTokenCacheTTL(t *testing.T) {
+	for value, want := range map[string]time.Duration{"": 30 * time.Second, "5s": 5 * time.Second, "0s": -1, "0": -1} {
+		t.Setenv("TOKEN_CACHE_TTL", value)
+		c, err := loadConfig()
+		require.NoError(t, err, value)
+		require.Equal(t, want, c.TokenCacheTTL, "%q (negative: no cache)", value)
+	}
+	for _, value := range []string{"-1s", "soon"} {
+		t.Setenv("TOKEN_CACHE_TTL", value)
+		_, err := loadConfig()
+		require.ErrorContains(t, err, "TOKEN_CACHE_TTL", value)
+	}
 }
 
 func TestConfigFromEnvironment(t *testing.T) {
@@ -76,11 +91,25 @@ func TestTokenCreate(t *testing.T) {
 	require.NoError(t, err, "the printed token authenticates")
 	require.Equal(t, "123456789", tok.UserID)
 	require.Equal(t, "CI bot", tok.Name)
+	require.Equal(t, []string{"READ", "WRITE"}, tok.Scopes)
+	require.True(t, tok.ExpiresAt.IsZero(), "never expires by default")
+
+	stdout = captureStdout(t, func() {
+		require.NoError(t, run(context.Background(), []string{"token", "create", "--user", "123456789", "--name", "Reader",
+			"--scopes", "read", "--expires-in", "1h"}))
+	})
+	tok, err = s.LookupToken(context.Background(), auth.HashToken(strings.TrimSpace(stdout)))
+	require.NoError(t, err)
+	require.Equal(t, []string{"READ"}, tok.Scopes)
+	require.WithinDuration(t, time.Now().Add(time.Hour), tok.ExpiresAt, time.Minute)
 
 	for _, args := range [][]string{
 		{"token", "create", "--name", "x"},
 		{"token", "create", "--user", "alice", "--name", "x"},
 		{"token", "create", "--user", "1"},
+		{"token", "create", "--user", "1", "--name", "x", "--scopes", "ADMIN"},
+		{"token", "create", "--user", "1", "--name", "x", "--scopes", ""},
+		{"token", "create", "--user", "1", "--name", "x", "--expires-in", "-1h"},
 		{"token"},
 		{"frobnicate"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Method says which kind of credential an Identity was established with.
@@ -30,6 +31,12 @@ type Identity struct {
 	// signed init data's start_param; "" if none, and for tokens): an invite
 	// link's secret, for one.
 	StartParam string
+	// Scopes are what the caller may do: every scope for Telegram sign-ins,
+	// the token's own for access tokens.
+	Scopes []Scope
+	// ExpiresAt is when the caller's access token expires; zero for Telegram
+	// sign-ins and tokens that never expire.
+	ExpiresAt time.Time
 }
 
 // UserKey returns the user id as the decimal string the API uses everywhere.

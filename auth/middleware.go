@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,10 +26,23 @@ var (
 	ErrAuthorizationHeader = errors.New("invalid Authorization header")
 )
 
-// TokenLookup finds the owner of a personal access token; the store implements it.
+// TokenInfo is what the store knows of a personal access token.
+type TokenInfo struct {
+	// Identity is the token's owner (UserID, Name, Username), its Scopes
+	// (none: every scope, as for tokens written before scopes) and ExpiresAt.
+	Identity Identity
+	// LastUsedAt is the UTC day (YYYY-MM-DD) the token was last used on, "" if never.
+	LastUsedAt string
+}
+
+// TokenLookup finds the owner of a personal access token and records its
+// use; the store implements it.
 type TokenLookup interface {
-	// LookupToken returns the identity a token hash belongs to, or ErrTokenUnknown.
-	LookupToken(ctx context.Context, hash string) (Identity, error)
+	// LookupToken returns the token with the hash, or ErrTokenUnknown.
+	LookupToken(ctx context.Context, hash string) (TokenInfo, error)
+	// TouchToken records that the token was used on day (UTC, YYYY-MM-DD),
+	// unless it already was.
+	TouchToken(ctx context.Context, hash, day string) error
 }
 
 // UserRecorder keeps the profiles of Telegram users; the store implements it.
@@ -44,9 +58,16 @@ type Authenticator struct {
 	Tokens   TokenLookup      // required for "Bearer" credentials
 	Users    UserRecorder     // may be nil
 	Now      func() time.Time // nil means time.Now
+	// TokenCacheTTL is how long a token lookup (found or unknown) is
+	// remembered; 0 or less means every request looks its token up. A token
+	// revoked on another instance works there for up to this long.
+	TokenCacheTTL time.Duration
+	// TokenCacheSize bounds the remembered lookups (0 means DefaultTokenCacheSize).
+	TokenCacheSize int
 
-	mu   sync.Mutex
-	seen map[int64]seenProfile // user id -> last profile recorded by this process
+	mu     sync.Mutex
+	seen   map[int64]seenProfile // user id -> last profile recorded by this process
+	tokens tokenCache
 }
 
 // seenProfile is what a profile write is skipped for: the fields the store
@@ -142,6 +163,7 @@ func (a *Authenticator) authenticateTelegram(ctx context.Context, raw string) (I
 		PhotoURL:   u.PhotoURL,
 		Method:     MethodTelegram,
 		StartParam: data.StartParam,
+		Scopes:     slices.Clone(AllScopes),
 	}, nil
 }
 
@@ -195,19 +217,70 @@ func (a *Authenticator) authenticateToken(ctx context.Context, token string) (Id
 	if a.Tokens == nil {
 		return Identity{}, fmt.Errorf("%w: no token store is configured", ErrAuthUnavailable)
 	}
-	id, err := a.Tokens.LookupToken(ctx, HashToken(token))
+	hash := HashToken(token)
+	info, err := a.lookupToken(ctx, hash)
 	switch {
 	case errors.Is(err, ErrTokenUnknown):
 		// The bare sentinel: the store's wrapping may hold internal detail.
 		return Identity{}, ErrTokenUnknown
 	case err != nil:
 		return Identity{}, fmt.Errorf("%w: looking up access token: %w", ErrAuthUnavailable, err)
-	case id.UserID <= 0:
+	case info.Identity.UserID <= 0:
 		return Identity{}, fmt.Errorf("%w: token store returned no user id", ErrAuthUnavailable)
+	}
+	now := a.now()
+	id := info.Identity
+	if !id.ExpiresAt.IsZero() && !now.Before(id.ExpiresAt) {
+		return Identity{}, &authError{ErrTokenExpired,
+			"access token expired at " + id.ExpiresAt.UTC().Format(time.RFC3339)}
+	}
+	if day := now.UTC().Format(dayLayout); info.LastUsedAt < day {
+		// At most one write per token and day: the store's write is
+		// conditional, and the cache remembers it. Best effort: a failure
+		// costs the caller nothing, and the next request tries again.
+		if err := a.Tokens.TouchToken(ctx, hash, day); err == nil {
+			a.tokens.usedOn(hash, day)
+		}
+	}
+	if len(id.Scopes) == 0 {
+		id.Scopes = slices.Clone(AllScopes)
 	}
 	id.Method = MethodToken
 	return id, nil
 }
+
+// dayLayout is how lastUsedAt writes a UTC day.
+const dayLayout = "2006-01-02"
+
+// lookupToken asks the cache, then the store. What the store answers
+// (unknown included, failures not) is remembered for TokenCacheTTL.
+func (a *Authenticator) lookupToken(ctx context.Context, hash string) (TokenInfo, error) {
+	if a.TokenCacheTTL <= 0 {
+		return a.Tokens.LookupToken(ctx, hash)
+	}
+	now := a.now()
+	if e, ok := a.tokens.get(hash, now); ok {
+		if e.unknown {
+			return TokenInfo{}, ErrTokenUnknown
+		}
+		return e.info, nil
+	}
+	info, err := a.Tokens.LookupToken(ctx, hash)
+	unknown := errors.Is(err, ErrTokenUnknown)
+	if err != nil && !unknown {
+		return TokenInfo{}, err
+	}
+	size := a.TokenCacheSize
+	if size <= 0 {
+		size = DefaultTokenCacheSize
+	}
+	a.tokens.put(hash, tokenEntry{info: info, unknown: unknown, until: now.Add(a.TokenCacheTTL)}, now, size)
+	return info, err
+}
+
+// ForgetToken drops what this Authenticator remembers of the token with the
+// hash, so that a token revoked here stops working here at once.
+func (a *Authenticator) ForgetToken(hash string) { a.tokens.forget(hash) }
 
 func (a *Authenticator) now() time.Time {
 	if a.Now != nil {

@@ -18,24 +18,42 @@ import (
 
 // fakeTokens is an in-memory TokenLookup.
 type fakeTokens struct {
-	mu     sync.Mutex
-	byHash map[string]Identity
-	err    error // returned by every lookup when set
-	calls  []string
+	mu       sync.Mutex
+	byHash   map[string]Identity
+	lastUsed map[string]string // hash -> lastUsedAt
+	err      error             // returned by every lookup when set
+	calls    []string
+	touches  []string // "<hash> <day>" of every TouchToken
 }
 
-func (f *fakeTokens) LookupToken(_ context.Context, hash string) (Identity, error) {
+func (f *fakeTokens) LookupToken(_ context.Context, hash string) (TokenInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, hash)
 	if f.err != nil {
-		return Identity{}, f.err
+		return TokenInfo{}, f.err
 	}
 	id, ok := f.byHash[hash]
 	if !ok {
-		return Identity{}, ErrTokenUnknown
+		return TokenInfo{}, ErrTokenUnknown
 	}
-	return id, nil
+	return TokenInfo{Identity: id, LastUsedAt: f.lastUsed[hash]}, nil
+}
+
+func (f *fakeTokens) TouchToken(_ context.Context, hash, day string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.touches = append(f.touches, hash+" "+day)
+	if f.err != nil {
+		return f.err
+	}
+	if f.lastUsed == nil {
+		f.lastUsed = map[string]string{}
+	}
+	if _, ok := f.byHash[hash]; ok && f.lastUsed[hash] < day {
+		f.lastUsed[hash] = day
+	}
+	return nil
 }
 
 func (f *fakeTokens) callCount() int {
@@ -142,9 +160,11 @@ func TestMiddlewareIdentities(t *testing.T) {
 		Method:   MethodTelegram,
 		// The Mini App was opened with a start parameter; the signed one is kept.
 		StartParam: "group_42",
+		Scopes:     AllScopes,
 	}
 	script := s.owner
 	script.Method = MethodToken
+	script.Scopes = AllScopes
 
 	tests := []struct {
 		name   string

@@ -26,6 +26,8 @@ var (
 	ErrTokenMalformed = errors.New("access token is malformed")
 	// ErrTokenUnknown means no stored token has the credential's hash (never issued or revoked).
 	ErrTokenUnknown = errors.New("unknown access token")
+	// ErrTokenExpired means the access token's expiry has passed.
+	ErrTokenExpired = errors.New("access token expired")
 
 	errTokenShape = fmt.Errorf("%w: expected %q followed by %d base64url characters", ErrTokenMalformed, TokenPrefix, tokenLen-len(TokenPrefix))
 )

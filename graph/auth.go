@@ -10,16 +10,22 @@ import (
 )
 
 // RequireAuth refuses every root field but introspection to callers without
-// valid credentials. Introspection stays open so that Playground can load
-// the schema before a token is pasted. As field middleware its error takes
-// the normal path: a non-null root field's null propagates to data.
+// valid credentials, and root mutation fields to credentials without the
+// WRITE scope (FORBIDDEN with extensions.requiredScope). Introspection stays
+// open so that Playground can load the schema before a token is pasted. As
+// field middleware its error takes the normal path: a non-null root field's
+// null propagates to data.
 func RequireAuth(ctx context.Context, next graphql.Resolver) (any, error) {
 	fc := graphql.GetFieldContext(ctx)
 	if fc == nil || fc.Parent == nil || fc.Parent.Parent != nil || strings.HasPrefix(fc.Field.Name, "__") {
 		return next(ctx) // not a root field, or introspection
 	}
-	if _, err := viewer(ctx); err != nil {
+	id, err := viewer(ctx)
+	if err != nil {
 		return nil, err
+	}
+	if fc.Object == "Mutation" && !id.HasScope(auth.ScopeWrite) {
+		return nil, missingScope(id, auth.ScopeWrite)
 	}
 	return next(ctx)
 }

@@ -24,8 +24,8 @@ type operation struct {
 
 // everyOperation covers every root field of the schema against a group
 // whose members are Alice, Bob and a placeholder, with an expense, a deleted
-// expense, a settlement and an invite.
-func everyOperation(group, expense, deleted, settlement, invite, placeholder string) []operation {
+// expense, a settlement, an invite and an access token of Alice's.
+func everyOperation(group, expense, deleted, settlement, invite, placeholder, token string) []operation {
 	isNull := func(field string) func(t *testing.T, data string) {
 		return func(t *testing.T, data string) { require.JSONEq(t, `{"`+field+`":null}`, data) }
 	}
@@ -69,6 +69,10 @@ func everyOperation(group, expense, deleted, settlement, invite, placeholder str
 			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "updateSettlement", query: `mutation($id: ID!) { updateSettlement(id: $id, input: {status: COMPLETED}) { id } }`,
 			vars: []any{"id", settlement}, nonMember: "NOT_FOUND"},
+		{name: "me accessTokens", query: `{ me { accessTokens { id name scopes createdAt lastUsedAt expiresAt } } }`,
+			hidden: func(t *testing.T, data string) { require.NotContains(t, data, token) }},
+		{name: "createAccessToken", query: `mutation { createAccessToken(input: {name: "x", scopes: [READ]}) { token accessToken { id } } }`},
+		{name: "revokeAccessToken", query: `mutation($id: ID!) { revokeAccessToken(id: $id) }`, vars: []any{"id", token}, nonMember: "NOT_FOUND"},
 	}
 }
 
@@ -86,6 +90,7 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 		AddPlaceholderMember struct{ UserID string }
 	}
 	alice.Must(&setup, `mutation($g: ID!) { createInvite(groupId: $g) { id } addPlaceholderMember(groupId: $g, name: "Carol") { userId } }`, "g", group)
+	token := createAccessToken(t, alice, map[string]any{"name": "alice's", "scopes": []string{"READ", "WRITE"}}).AccessToken.ID
 	var before json.RawMessage
 	alice.Must(&before, everything, "g", group)
 
@@ -101,7 +106,7 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 		"unknown scheme":       "Basic YWxpY2U6c2VjcmV0",
 	}
 
-	for i, op := range everyOperation(group, expense, deleted, settlement, setup.CreateInvite.ID, setup.AddPlaceholderMember.UserID) {
+	for i, op := range everyOperation(group, expense, deleted, settlement, setup.CreateInvite.ID, setup.AddPlaceholderMember.UserID, token) {
 		t.Run(op.name, func(t *testing.T) {
 			for name, header := range credentials {
 				res := api.WithHeader(header).Do(op.query, op.vars...)
@@ -130,6 +135,11 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	var after json.RawMessage
 	alice.Must(&after, everything, "g", group)
 	require.JSONEq(t, string(before), string(after))
+	var tokens struct {
+		Me struct{ AccessTokens []struct{ ID string } }
+	}
+	alice.Must(&tokens, `{ me { accessTokens { id } } }`)
+	require.Contains(t, tokens.Me.AccessTokens, struct{ ID string }{token}, "alice's token was not revoked")
 }
 
 // everything is what a group holds that only its members may change.

@@ -73,4 +73,6 @@ func listCosts(c *generated.ComplexityRoot, currencies int) {
 	c.Member.Balances = times(currencies)
 	// A user's totals: one per currency across their groups.
 	c.UserSummary.Totals = times(2 * currencies)
+	// A user's access tokens: a handful.
+	c.User.AccessTokens = times(20)
 }

@@ -8,6 +8,7 @@ package graph
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/fracti/api/store"
 )
@@ -22,6 +23,25 @@ type Resolver struct {
 	Log *slog.Logger
 	// InviteLinks makes the Telegram links of new invites.
 	InviteLinks InviteLinks
+	// Tokens forgets a revoked access token at once (the authenticator's
+	// cache); nil when nothing caches tokens.
+	Tokens TokenForgetter
+	// Now is the clock of access token expiry (nil: time.Now).
+	Now func() time.Time
+}
+
+// TokenForgetter drops what is remembered of an access token, by its hash.
+type TokenForgetter interface {
+	// ForgetToken drops the token with the hash from the cache.
+	ForgetToken(hash string)
+}
+
+// now is the resolvers' clock.
+func (r *Resolver) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
 }
 
 // InviteLinks names the Telegram bot and Mini App that invite links open:

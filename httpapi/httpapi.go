@@ -43,11 +43,19 @@ type Config struct {
 	Limits limits.Config
 	// MaxDynamoDBCalls is how many DynamoDB calls one request may make (default DefaultMaxDynamoDBCalls).
 	MaxDynamoDBCalls int
-	// Now overrides the clock of init data validation (tests).
+	// TokenCacheTTL is how long access token lookups are remembered
+	// (0 means DefaultTokenCacheTTL; negative: not at all). A token revoked on
+	// another instance keeps working here for up to this long.
+	TokenCacheTTL time.Duration
+	// Now overrides the clock of init data validation and of access token
+	// expiry (tests).
 	Now func() time.Time
 	// InviteLinks names the Telegram bot and Mini App of invite links.
 	InviteLinks graph.InviteLinks
 }
+
+// DefaultTokenCacheTTL is how long access token lookups are remembered by default.
+const DefaultTokenCacheTTL = 30 * time.Second
 
 // DefaultMaxDynamoDBCalls is how many DynamoDB calls one request may make by
 // default: a screen takes a handful, a page of 100 groups with a list each a
@@ -78,14 +86,18 @@ func New(cfg Config) http.Handler {
 	if cfg.MaxDynamoDBCalls <= 0 {
 		cfg.MaxDynamoDBCalls = DefaultMaxDynamoDBCalls
 	}
-	authn := &auth.Authenticator{
-		BotToken: cfg.BotToken,
-		MaxAge:   cfg.AuthMaxAge,
-		Tokens:   tokenLookup{cfg.Store},
-		Users:    profileRecorder{cfg.Store},
-		Now:      cfg.Now,
+	if cfg.TokenCacheTTL == 0 {
+		cfg.TokenCacheTTL = DefaultTokenCacheTTL
 	}
-	gql := graph.NewHandler(&graph.Resolver{Store: cfg.Store, Log: cfg.Log, InviteLinks: cfg.InviteLinks},
+	authn := &auth.Authenticator{
+		BotToken:      cfg.BotToken,
+		MaxAge:        cfg.AuthMaxAge,
+		Tokens:        tokenLookup{cfg.Store},
+		Users:         profileRecorder{cfg.Store},
+		Now:           cfg.Now,
+		TokenCacheTTL: cfg.TokenCacheTTL,
+	}
+	gql := graph.NewHandler(&graph.Resolver{Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks},
 		graph.HandlerConfig{Limits: cfg.Limits})
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(graphqlHTTP{log: cfg.Log})
@@ -160,19 +172,28 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 // tokenLookup lets the authenticator find personal access tokens in the store.
 type tokenLookup struct{ s *store.Store }
 
-func (t tokenLookup) LookupToken(ctx context.Context, hash string) (auth.Identity, error) {
+func (t tokenLookup) LookupToken(ctx context.Context, hash string) (auth.TokenInfo, error) {
 	tok, err := t.s.LookupToken(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
-		return auth.Identity{}, auth.ErrTokenUnknown
+		return auth.TokenInfo{}, auth.ErrTokenUnknown
 	}
 	if err != nil {
-		return auth.Identity{}, err
+		return auth.TokenInfo{}, err
 	}
 	id, err := strconv.ParseInt(tok.UserID, 10, 64)
 	if err != nil {
-		return auth.Identity{}, fmt.Errorf("token of user %q: %w", tok.UserID, err)
+		return auth.TokenInfo{}, fmt.Errorf("token of user %q: %w", tok.UserID, err)
 	}
-	return auth.Identity{UserID: id, Name: tok.Name, Username: tok.Username, Method: auth.MethodToken}, nil
+	return auth.TokenInfo{
+		Identity: auth.Identity{UserID: id, Name: tok.Name, Username: tok.Username, Method: auth.MethodToken,
+			Scopes: auth.ScopesOf(tok.Scopes), ExpiresAt: tok.ExpiresAt},
+		LastUsedAt: tok.LastUsedAt,
+	}, nil
+}
+
+func (t tokenLookup) TouchToken(ctx context.Context, hash, day string) error {
+	_, err := t.s.TouchToken(ctx, hash, day)
+	return err
 }
 
 // profileRecorder keeps the profiles of users who sign in with init data.

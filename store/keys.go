@@ -26,7 +26,7 @@ import (
 //	invite               GROUP#<groupId>     INVITE#<inviteId>                                                 INVITE#<sha256> / <groupId>      (expires: ttl)
 //	migration progress   MIGRATION#<name>    SEGMENT#<segment>/<segments>
 //	user profile         USER#<userId>       PROFILE
-//	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>
+//	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>  (expires: ttl, when it has expiresAt)
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
 //
 // A deleted expense moves from TX# to DELETED# (out of every list) and keeps

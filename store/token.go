@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -15,45 +17,99 @@ import (
 // secret value.
 type Token struct {
 	Hash      string
+	ID        string // public id (not the hash): what the API lists and revokes tokens by
 	UserID    string
 	Name      string // the user's display name
 	Username  string
 	Label     string // what the token is for, e.g. "CI bot"
 	CreatedAt time.Time
+	// Scopes are what the token may do ("READ", "WRITE"); empty on tokens
+	// written before scopes, which may do everything.
+	Scopes []string
+	// ExpiresAt is when the token stops working; zero means never.
+	ExpiresAt time.Time
+	// LastUsedAt is the UTC day ("2006-01-02") the token was last used on, "" if never.
+	LastUsedAt string
 }
+
+// DayLayout is how a UTC day is written, as in Token.LastUsedAt.
+const DayLayout = "2006-01-02"
 
 // tokenRecord is the TOKEN#<sha256> / TOKEN item, also listed under the user in GSI1.
 type tokenRecord struct {
 	itemKey
-	UserID    string `dynamodbav:"userId"`
-	Name      string `dynamodbav:"name"`
-	Username  string `dynamodbav:"username,omitempty"`
-	Label     string `dynamodbav:"label,omitempty"`
-	CreatedAt string `dynamodbav:"createdAt"`
+	ID         string   `dynamodbav:"id,omitempty"`
+	UserID     string   `dynamodbav:"userId"`
+	Name       string   `dynamodbav:"name"`
+	Username   string   `dynamodbav:"username,omitempty"`
+	Label      string   `dynamodbav:"label,omitempty"`
+	CreatedAt  string   `dynamodbav:"createdAt"`
+	Scopes     []string `dynamodbav:"scopes,omitempty"`
+	ExpiresAt  string   `dynamodbav:"expiresAt,omitempty"`
+	LastUsedAt string   `dynamodbav:"lastUsedAt,omitempty"`
+	TTL        int64    `dynamodbav:"ttl,omitempty"` // ExpiresAt in epoch seconds: the table's TTL purges expired tokens
 }
+
+// Attributes of a token that expressions name.
+const (
+	attrTokenUserID     = "userId"
+	attrTokenLastUsedAt = "lastUsedAt"
+)
 
 func (r *tokenRecord) token() (Token, error) {
 	created, err := parseTime(r.CreatedAt)
 	if err != nil {
 		return Token{}, fmt.Errorf("token createdAt: %w", err)
 	}
-	return Token{
-		Hash: tokenHashFromPK(r.PK), UserID: r.UserID, Name: r.Name,
+	hash := tokenHashFromPK(r.PK)
+	id := r.ID
+	if id == "" {
+		id = legacyTokenID(hash)
+	}
+	t := Token{
+		Hash: hash, ID: id, UserID: r.UserID, Name: r.Name,
 		Username: r.Username, Label: r.Label, CreatedAt: created,
-	}, nil
+		Scopes: r.Scopes, LastUsedAt: r.LastUsedAt,
+	}
+	if r.ExpiresAt != "" {
+		if t.ExpiresAt, err = parseTime(r.ExpiresAt); err != nil {
+			return Token{}, fmt.Errorf("token expiresAt: %w", err)
+		}
+	}
+	return t, nil
 }
 
-// CreateToken stores a new token's hash for the user.
+// legacyTokenID is the public id of a token written before ids: derived
+// from its hash one way, so that it names the token without revealing the
+// hash, and the same on every read.
+func legacyTokenID(hash string) string {
+	sum := sha256.Sum256([]byte("fracti access token id\x00" + hash))
+	return "t" + hex.EncodeToString(sum[:16])
+}
+
+// Expired reports whether the token has expired at now.
+func (t Token) Expired(now time.Time) bool {
+	return !t.ExpiresAt.IsZero() && !now.Before(t.ExpiresAt)
+}
+
+// CreateToken stores a new token's hash for the user, with a new public id.
 func (s *Store) CreateToken(ctx context.Context, t Token) (Token, error) {
 	t.CreatedAt = s.stamp()
+	t.ID = s.newID()
 	ts := formatTime(t.CreatedAt)
-	av, err := attributevalue.MarshalMap(tokenRecord{
+	rec := tokenRecord{
 		itemKey: itemKey{
 			PK: tokenPK(t.Hash), SK: skToken,
 			GSI1PK: userKey(t.UserID), GSI1SK: tokenGSI1SK(ts, t.Hash),
 		},
-		UserID: t.UserID, Name: t.Name, Username: t.Username, Label: t.Label, CreatedAt: ts,
-	})
+		ID: t.ID, UserID: t.UserID, Name: t.Name, Username: t.Username, Label: t.Label, CreatedAt: ts,
+		Scopes: t.Scopes,
+	}
+	if !t.ExpiresAt.IsZero() {
+		t.ExpiresAt = t.ExpiresAt.UTC().Truncate(time.Millisecond)
+		rec.ExpiresAt, rec.TTL = formatTime(t.ExpiresAt), t.ExpiresAt.Unix()
+	}
+	av, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		return Token{}, fmt.Errorf("encode token: %w", err)
 	}
@@ -70,9 +126,11 @@ func (s *Store) CreateToken(ctx context.Context, t Token) (Token, error) {
 	return t, nil
 }
 
-// LookupToken finds the token with the given hash.
+// LookupToken finds the token with the given hash, with a strongly
+// consistent read. An expired token is still returned (see Token.Expired),
+// so that the caller can say so.
 func (s *Store) LookupToken(ctx context.Context, hash string) (Token, error) {
-	item, ok, err := s.getItem(ctx, tokenPK(hash), skToken, false)
+	item, ok, err := s.getItem(ctx, tokenPK(hash), skToken, true)
 	if err != nil {
 		return Token{}, err
 	}

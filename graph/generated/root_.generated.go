@@ -22,6 +22,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	AccessToken() AccessTokenResolver
 	Balance() BalanceResolver
 	CurrencyTotal() CurrencyTotalResolver
 	Debt() DebtResolver
@@ -44,6 +45,15 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AccessToken struct {
+		CreatedAt  func(childComplexity int) int
+		ExpiresAt  func(childComplexity int) int
+		ID         func(childComplexity int) int
+		Label      func(childComplexity int) int
+		LastUsedAt func(childComplexity int) int
+		Scopes     func(childComplexity int) int
+	}
+
 	ActivityConnection struct {
 		Edges    func(childComplexity int) int
 		Nodes    func(childComplexity int) int
@@ -223,6 +233,7 @@ type ComplexityRoot struct {
 	Mutation struct {
 		AddPlaceholderMember func(childComplexity int, groupID string, name string) int
 		ClaimPlaceholder     func(childComplexity int, groupID string, placeholderID string) int
+		CreateAccessToken    func(childComplexity int, input model.CreateAccessTokenInput) int
 		CreateExpense        func(childComplexity int, input model.CreateExpenseInput) int
 		CreateGroup          func(childComplexity int, input model.CreateGroupInput) int
 		CreateInvite         func(childComplexity int, groupID string, input *model.CreateInviteInput) int
@@ -231,11 +242,17 @@ type ComplexityRoot struct {
 		JoinGroup            func(childComplexity int, groupID *string, invite *string) int
 		LeaveGroup           func(childComplexity int, groupID string) int
 		RestoreExpense       func(childComplexity int, id string) int
+		RevokeAccessToken    func(childComplexity int, id string) int
 		RevokeInvite         func(childComplexity int, id string) int
 		UpdateExpense        func(childComplexity int, id string, input model.UpdateExpenseInput) int
 		UpdateGroup          func(childComplexity int, id string, input model.UpdateGroupInput) int
 		UpdateSettlement     func(childComplexity int, id string, input model.UpdateSettlementInput) int
 		UpdateWallet         func(childComplexity int, groupID string, wallet string) int
+	}
+
+	NewAccessToken struct {
+		AccessToken func(childComplexity int) int
+		Token       func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -317,6 +334,7 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
+		AccessTokens func(childComplexity int) int
 		Activity     func(childComplexity int, first *int, after *string) int
 		ExpensesPaid func(childComplexity int, first *int, after *string) int
 		Groups       func(childComplexity int, first *int, after *string) int
@@ -347,6 +365,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "AccessToken.createdAt":
+		if e.ComplexityRoot.AccessToken.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccessToken.CreatedAt(childComplexity), true
+	case "AccessToken.expiresAt":
+		if e.ComplexityRoot.AccessToken.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccessToken.ExpiresAt(childComplexity), true
+	case "AccessToken.id":
+		if e.ComplexityRoot.AccessToken.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccessToken.ID(childComplexity), true
+	case "AccessToken.name":
+		if e.ComplexityRoot.AccessToken.Label == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccessToken.Label(childComplexity), true
+	case "AccessToken.lastUsedAt":
+		if e.ComplexityRoot.AccessToken.LastUsedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccessToken.LastUsedAt(childComplexity), true
+	case "AccessToken.scopes":
+		if e.ComplexityRoot.AccessToken.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccessToken.Scopes(childComplexity), true
 
 	case "ActivityConnection.edges":
 		if e.ComplexityRoot.ActivityConnection.Edges == nil {
@@ -1116,6 +1171,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ClaimPlaceholder(childComplexity, args["groupId"].(string), args["placeholderId"].(string)), true
+	case "Mutation.createAccessToken":
+		if e.ComplexityRoot.Mutation.CreateAccessToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAccessToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAccessToken(childComplexity, args["input"].(model.CreateAccessTokenInput)), true
 	case "Mutation.createExpense":
 		if e.ComplexityRoot.Mutation.CreateExpense == nil {
 			break
@@ -1204,6 +1270,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RestoreExpense(childComplexity, args["id"].(string)), true
+	case "Mutation.revokeAccessToken":
+		if e.ComplexityRoot.Mutation.RevokeAccessToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_revokeAccessToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RevokeAccessToken(childComplexity, args["id"].(string)), true
 	case "Mutation.revokeInvite":
 		if e.ComplexityRoot.Mutation.RevokeInvite == nil {
 			break
@@ -1259,6 +1336,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateWallet(childComplexity, args["groupId"].(string), args["wallet"].(string)), true
+
+	case "NewAccessToken.accessToken":
+		if e.ComplexityRoot.NewAccessToken.AccessToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NewAccessToken.AccessToken(childComplexity), true
+	case "NewAccessToken.token":
+		if e.ComplexityRoot.NewAccessToken.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NewAccessToken.Token(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1579,6 +1669,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Split.UserID(childComplexity), true
 
+	case "User.accessTokens":
+		if e.ComplexityRoot.User.AccessTokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.AccessTokens(childComplexity), true
 	case "User.activity":
 		if e.ComplexityRoot.User.Activity == nil {
 			break
@@ -1680,6 +1776,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputCreateAccessTokenInput,
 		ec.unmarshalInputCreateExpenseInput,
 		ec.unmarshalInputCreateGroupInput,
 		ec.unmarshalInputCreateInviteInput,
@@ -2782,6 +2879,77 @@ input UpdateSettlementInput {
   txHash: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/token.graphqls", Input: `# Personal access tokens: for scripts and bots, sent as "Authorization: Bearer <token>".
+
+extend type User {
+  """
+  Your access tokens that have not expired or been revoked, newest first. The
+  token itself is never shown again after createAccessToken, nor its hash.
+  """
+  accessTokens: [AccessToken!]!
+}
+
+"A personal access token of yours, without its secret."
+type AccessToken {
+  "The token's public id, for revokeAccessToken (not the token, not its hash)."
+  id: ID!
+  "What the token is for, as given when it was created."
+  name: String!
+  "What the token may do."
+  scopes: [TokenScope!]!
+  "When the token was created."
+  createdAt: DateTime!
+  """
+  The UTC day ("YYYY-MM-DD") the token was last used on; null if never. It is
+  recorded at most once a day.
+  """
+  lastUsedAt: String
+  "When the token stops working; null if never."
+  expiresAt: DateTime
+}
+
+"What an access token may do."
+enum TokenScope {
+  "Run queries."
+  READ
+  "Run mutations."
+  WRITE
+}
+
+"A new access token."
+input CreateAccessTokenInput {
+  "What the token is for, e.g. \"CI bot\": 1 to 64 characters."
+  name: String!
+  "What the token may do: not empty, and only scopes your own credentials have."
+  scopes: [TokenScope!]!
+  """
+  How long the token works, in seconds: 60 (one minute) to 31622400 (366
+  days); 7776000 (90 days) when left out. A token cannot outlive the token
+  that creates it.
+  """
+  expiresIn: Int
+}
+
+"A token just created: the only time its secret is shown."
+type NewAccessToken {
+  "The token to send as \"Authorization: Bearer <token>\". Shown only now: keep it safe."
+  token: String!
+  "The token as accessTokens lists it."
+  accessToken: AccessToken!
+}
+
+extend type Mutation {
+  "Create a personal access token for yourself."
+  createAccessToken("The token." input: CreateAccessTokenInput!): NewAccessToken!
+
+  """
+  Revoke one of your access tokens at once on this server; other servers stop
+  accepting it within the token cache's lifetime (TOKEN_CACHE_TTL, 30 seconds
+  by default). Returns the id. An id that is unknown or not yours is NOT_FOUND.
+  """
+  revokeAccessToken("The token's id (AccessToken.id)." id: ID!): ID!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/user.graphqls", Input: `# The signed-in user: their groups, their lists across groups and where they stand.
 
 extend type Query {
@@ -2873,6 +3041,24 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_AccessToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AccessToken_id(ctx, field)
+	case "name":
+		return ec.fieldContext_AccessToken_name(ctx, field)
+	case "scopes":
+		return ec.fieldContext_AccessToken_scopes(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_AccessToken_createdAt(ctx, field)
+	case "lastUsedAt":
+		return ec.fieldContext_AccessToken_lastUsedAt(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_AccessToken_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccessToken", field.Name)
+}
 
 func (ec *executionContext) childFields_ActivityConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -3226,6 +3412,16 @@ func (ec *executionContext) childFields_MemberEdge(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type MemberEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_NewAccessToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "token":
+		return ec.fieldContext_NewAccessToken_token(ctx, field)
+	case "accessToken":
+		return ec.fieldContext_NewAccessToken_accessToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NewAccessToken", field.Name)
+}
+
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "hasNextPage":
@@ -3386,6 +3582,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_activity(ctx, field)
 	case "summary":
 		return ec.fieldContext_User_summary(ctx, field)
+	case "accessTokens":
+		return ec.fieldContext_User_accessTokens(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }

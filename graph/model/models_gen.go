@@ -5,6 +5,7 @@ package model
 import (
 	"time"
 
+	"github.com/fracti/api/auth"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 )
@@ -25,6 +26,18 @@ type ActivityEdge struct {
 	Cursor string `json:"cursor"`
 	// The expense or settlement.
 	Node ActivityItem `json:"node"`
+}
+
+// A new access token.
+type CreateAccessTokenInput struct {
+	// What the token is for, e.g. "CI bot": 1 to 64 characters.
+	Name string `json:"name"`
+	// What the token may do: not empty, and only scopes your own credentials have.
+	Scopes []auth.Scope `json:"scopes"`
+	// How long the token works, in seconds: 60 (one minute) to 31622400 (366
+	// days); 7776000 (90 days) when left out. A token cannot outlive the token
+	// that creates it.
+	ExpiresIn *int `json:"expiresIn,omitempty"`
 }
 
 // A new expense.
@@ -179,6 +192,14 @@ type MemberEdge struct {
 
 // Entry points for writing.
 type Mutation struct {
+}
+
+// A token just created: the only time its secret is shown.
+type NewAccessToken struct {
+	// The token to send as "Authorization: Bearer <token>". Shown only now: keep it safe.
+	Token string `json:"token"`
+	// The token as accessTokens lists it.
+	AccessToken *store.Token `json:"accessToken"`
 }
 
 // Where a page of a list stands (Relay cursor connections).

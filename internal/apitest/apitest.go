@@ -46,6 +46,29 @@ func InviteLinks(bot, app string) Option {
 	return func(c *httpapi.Config) { c.InviteLinks = graph.InviteLinks{BotUsername: bot, AppName: app} }
 }
 
+// Clock is a server clock a test moves by hand; it starts at the real time.
+type Clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+// Now is the real time moved by everything Add added.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+// Add moves the clock forward by d.
+func (c *Clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+}
+
+// WithClock gives the server c as its clock (init data, access token expiry).
+func WithClock(c *Clock) Option { return func(cfg *httpapi.Config) { cfg.Now = c.Now } }
+
 // New starts the API over a fresh table.
 func New(t testing.TB, opts ...Option) *API {
 	t.Helper()
