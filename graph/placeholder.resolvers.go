@@ -52,7 +52,7 @@ func (r *mutationResolver) ClaimPlaceholder(ctx context.Context, groupID string,
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.Store.ClaimPlaceholder(ctx, g.ID, placeholderID, *me); err != nil {
+	if _, err := r.Store.ClaimPlaceholder(store.WithCallBudget(ctx, claimCallBudget), g.ID, placeholderID, *me); err != nil {
 		return nil, err
 	}
 	loaders.Wrote(ctx, g.ID)
