@@ -28,6 +28,7 @@ import (
 	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 )
 
@@ -45,10 +46,14 @@ type config struct {
 	Playground    bool
 	LoaderWait    time.Duration
 	TokenCacheTTL time.Duration // TOKEN_CACHE_TTL; negative: no cache
-	Limits        limits.Config
-	MaxCalls      int // MAX_DYNAMODB_CALLS per request
-	MaxCurrencies int // MAX_GROUP_CURRENCIES
-	LogJSON       bool
+	// Quota: QUOTA_READS_PER_DAY, QUOTA_WRITES_PER_DAY, QUOTA_SAMPLE, ANON_RATE_LIMIT.
+	Quota quota.Limits
+	// ClientIPHeader: CLIENT_IP_HEADER.
+	ClientIPHeader string
+	Limits         limits.Config
+	MaxCalls       int // MAX_DYNAMODB_CALLS per request
+	MaxCurrencies  int // MAX_GROUP_CURRENCIES
+	LogJSON        bool
 	// InviteLinks: TELEGRAM_BOT_USERNAME and TELEGRAM_APP_NAME.
 	InviteLinks graph.InviteLinks
 	// LegacyGroupsClosed: LEGACY_GROUPS_JOIN_BY_ID=false.
@@ -81,6 +86,27 @@ func loadConfig() (config, error) {
 		return c, err
 	}
 	if c.LoaderWait, err = durationEnv("LOADER_WAIT", loaders.DefaultWait); err != nil {
+		return c, err
+	}
+	c.ClientIPHeader = os.Getenv("CLIENT_IP_HEADER")
+	for _, l := range []struct {
+		name string
+		into *int64
+		def  int64
+	}{
+		{"QUOTA_READS_PER_DAY", &c.Quota.ReadsPerDay, defaultReadsPerDay},
+		{"QUOTA_WRITES_PER_DAY", &c.Quota.WritesPerDay, defaultWritesPerDay},
+	} {
+		if *l.into, err = limitEnv(l.name, l.def); err != nil {
+			return c, err
+		}
+	}
+	anon, err := limitEnv("ANON_RATE_LIMIT", defaultAnonymousPerMinute)
+	if err != nil {
+		return c, err
+	}
+	c.Quota.AnonymousPerMinute = int(anon)
+	if c.Quota.Sample, err = positiveIntEnv("QUOTA_SAMPLE", defaultQuotaSample); err != nil {
 		return c, err
 	}
 	if c.TokenCacheTTL, err = tokenCacheTTLEnv(); err != nil {
@@ -134,6 +160,28 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// The default quotas: far above what a person in the Mini App does in a
+// day, low enough that a runaway script stops before it costs much.
+const (
+	defaultReadsPerDay        = 20_000
+	defaultWritesPerDay       = 2_000
+	defaultQuotaSample        = 10
+	defaultAnonymousPerMinute = 60
+)
+
+// limitEnv reads a limit: a whole number, 0 for none.
+func limitEnv(name string, def int64) (int64, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s must be a whole number (0: no limit)", name)
+	}
+	return n, nil
 }
 
 func positiveIntEnv(name string, def int) (int, error) {
@@ -259,7 +307,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes,
 			Playground: cfg.Playground, LoaderWait: cfg.LoaderWait,
 			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls, InviteLinks: cfg.InviteLinks,
-			TokenCacheTTL: cfg.TokenCacheTTL,
+			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

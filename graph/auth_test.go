@@ -47,6 +47,8 @@ func everyOperation(group, expense, deleted, settlement, invite, placeholder, to
 		{name: "node settlement", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", settlement}, hidden: isNull("node")},
 		{name: "node other user", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", "111"}, hidden: isNull("node")},
 		{name: "createGroup", query: `mutation { createGroup(input: {title: "x", currency: "USD"}) { id } }`},
+		{name: "me usage", query: `{ me { usage { day reads writes readLimit writeLimit resetsAt } } }`,
+			hidden: func(t *testing.T, data string) { require.NotContains(t, data, group) }},
 		{name: "group invites", query: `query($id: ID!) { group(id: $id) { invites { id secret } joinByIdAllowed } }`, vars: []any{"id", group}, hidden: isNull("group")},
 		{name: "node placeholder", query: `query($id: ID!) { node(id: $id) { ... on Member { placeholder claimedBy { id } } } }`, vars: []any{"id", group + ":" + placeholder}, hidden: isNull("node")},
 		{name: "joinGroup", query: `mutation($g: ID!) { joinGroup(groupId: $g) { id } }`, vars: []any{"g", group}, nonMember: "NOT_FOUND"},

@@ -23,6 +23,9 @@ const (
 	// CodeBadRequest: the HTTP request itself is malformed (not JSON, wrong
 	// content type, a mutation over GET …); nothing was run.
 	CodeBadRequest = "BAD_REQUEST"
+	// CodeRateLimited: a daily quota, or the rate without credentials, is
+	// used up; extensions.retryAfter says in how many seconds to ask again.
+	CodeRateLimited = "RATE_LIMITED"
 	// CodeCallBudgetExceeded: the operation needed more DynamoDB calls than one request may make.
 	CodeCallBudgetExceeded = "CALL_BUDGET_EXCEEDED"
 )

@@ -39,6 +39,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	srv.Use(limits.New(cfg.Limits))
 	srv.SetErrorPresenter(ErrorPresenter(r.log()))
 	srv.SetRecoverFunc(RecoverFunc(r.log()))
+	srv.AroundOperations(r.limitRate)
 	srv.AroundFields(RequireAuth)
 	return srv
 }

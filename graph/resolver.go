@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 )
 
@@ -28,6 +29,8 @@ type Resolver struct {
 	Tokens TokenForgetter
 	// Now is the clock of access token expiry (nil: time.Now).
 	Now func() time.Time
+	// Quota counts operations against daily limits (nil: no limits).
+	Quota *quota.Meter
 }
 
 // TokenForgetter drops what is remembered of an access token, by its hash.

@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -19,6 +21,7 @@ import (
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 	"github.com/rs/cors"
 )
@@ -52,6 +55,13 @@ type Config struct {
 	Now func() time.Time
 	// InviteLinks names the Telegram bot and Mini App of invite links.
 	InviteLinks graph.InviteLinks
+	// Quota limits each user's operations per day and requests without
+	// credentials per client address; the zero value limits nothing.
+	Quota quota.Limits
+	// ClientIPHeader names a header a trusted proxy sets to the client's
+	// address (such as X-Forwarded-For; its last address is used); empty:
+	// the address of the connection.
+	ClientIPHeader string
 }
 
 // DefaultTokenCacheTTL is how long access token lookups are remembered by default.
@@ -97,14 +107,17 @@ func New(cfg Config) http.Handler {
 		Now:           cfg.Now,
 		TokenCacheTTL: cfg.TokenCacheTTL,
 	}
-	gql := graph.NewHandler(&graph.Resolver{Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks},
+	meter := quota.New(cfg.Quota, usageCounters{cfg.Store}, cfg.Now)
+	gql := graph.NewHandler(&graph.Resolver{
+		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter,
+	},
 		graph.HandlerConfig{Limits: cfg.Limits})
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(graphqlHTTP{log: cfg.Log})
 
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, withBudget(cfg.MaxDynamoDBCalls,
-		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql)))))
+	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, withBudget(cfg.MaxDynamoDBCalls, withClientAddr(cfg.ClientIPHeader,
+		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql))))))
 	mux.Handle("GET /healthz", health(cfg.Store))
 	if cfg.Playground {
 		mux.Handle("GET /{$}", playground.Handler("Fracti API", "/graphql"))
@@ -167,6 +180,40 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"errors": []any{map[string]any{"message": msg, "extensions": map[string]any{"code": code}}},
 	})
+}
+
+// withClientAddr records the client's address for the rate limit without
+// credentials: the connection's, or the last one a trusted proxy's header
+// lists (the address the proxy itself saw).
+func withClientAddr(header string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		addr, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			addr = r.RemoteAddr
+		}
+		if header != "" {
+			if v := r.Header.Values(header); len(v) > 0 {
+				list := strings.Split(v[len(v)-1], ",")
+				if last := strings.TrimSpace(list[len(list)-1]); last != "" {
+					addr = last
+				}
+			}
+		}
+		next.ServeHTTP(w, r.WithContext(quota.WithClientAddr(r.Context(), addr)))
+	})
+}
+
+// usageCounters keeps the quota's daily counters in the store.
+type usageCounters struct{ s *store.Store }
+
+func (u usageCounters) AddUsage(ctx context.Context, userID, day string, reads, writes int64) (int64, int64, error) {
+	got, err := u.s.AddUsage(ctx, userID, day, reads, writes)
+	return got.Reads, got.Writes, err
+}
+
+func (u usageCounters) GetUsage(ctx context.Context, userID, day string) (int64, int64, error) {
+	got, err := u.s.GetUsage(ctx, userID, day)
+	return got.Reads, got.Writes, err
 }
 
 // tokenLookup lets the authenticator find personal access tokens in the store.

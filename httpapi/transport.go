@@ -98,11 +98,33 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
-	b, err := json.Marshal(responses(ctx))
+	resp := responses(ctx)
+	if retry, limited := rateLimited(resp); limited {
+		// Refused before it ran: HTTP says so too, with when to come back.
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		t.log.InfoContext(ctx, "operation refused", "code", graph.CodeRateLimited, "retryAfter", retry)
+		writeErrors(w, http.StatusTooManyRequests, resp.Errors)
+		return
+	}
+	b, err := json.Marshal(resp)
 	if err != nil { // our bug, not the client's
 		panic(fmt.Errorf("encode response: %w", err))
 	}
 	_, _ = w.Write(b)
+}
+
+// rateLimited reports whether resp is an operation refused for a rate limit,
+// and in how many seconds to retry.
+func rateLimited(resp *graphql.Response) (retryAfter int, ok bool) {
+	if resp == nil || len(resp.Data) > 0 || len(resp.Errors) == 0 {
+		return 0, false
+	}
+	ext := resp.Errors[0].Extensions
+	if code, _ := ext["code"].(string); code != graph.CodeRateLimited {
+		return 0, false
+	}
+	retryAfter, _ = ext["retryAfter"].(int)
+	return retryAfter, true
 }
 
 // writeErrors writes a response that has no data: the request never ran.

@@ -28,6 +28,7 @@ import (
 //	user profile         USER#<userId>       PROFILE
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>  (expires: ttl, when it has expiresAt)
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
+//	usage counters       USER#<userId>       USAGE#<YYYY-MM-DD>               (expires: ttl)
 //
 // A deleted expense moves from TX# to DELETED# (out of every list) and keeps
 // its GSI2 keys, so that it is still found by id until it is restored or
@@ -88,6 +89,7 @@ const (
 	prefixEvent     = "EVENT#"
 	prefixMigration = "MIGRATION#"
 	prefixInvite    = "INVITE#"
+	prefixUsage     = "USAGE#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -196,6 +198,9 @@ func inviteSK(inviteID string) string { return prefixInvite + inviteID }
 
 // inviteGSI2PK is where an invite is looked up by the hash of its secret.
 func inviteGSI2PK(hash string) string { return prefixInvite + hash }
+
+// usageSK is the key of a user's counters for one UTC day ("2006-01-02").
+func usageSK(day string) string { return prefixUsage + day }
 
 func idempotencySK(key string) string { return prefixIdem + key }
 

@@ -38,6 +38,7 @@ type ResolverRoot interface {
 	Settlement() SettlementResolver
 	Share() ShareResolver
 	Split() SplitResolver
+	Usage() UsageResolver
 	User() UserResolver
 }
 
@@ -333,6 +334,15 @@ type ComplexityRoot struct {
 		UserID     func(childComplexity int) int
 	}
 
+	Usage struct {
+		Day        func(childComplexity int) int
+		ReadLimit  func(childComplexity int) int
+		Reads      func(childComplexity int) int
+		ResetsAt   func(childComplexity int) int
+		WriteLimit func(childComplexity int) int
+		Writes     func(childComplexity int) int
+	}
+
 	User struct {
 		AccessTokens func(childComplexity int) int
 		Activity     func(childComplexity int, first *int, after *string) int
@@ -343,6 +353,7 @@ type ComplexityRoot struct {
 		Owes         func(childComplexity int, first *int, after *string) int
 		Settlements  func(childComplexity int, first *int, after *string) int
 		Summary      func(childComplexity int) int
+		Usage        func(childComplexity int) int
 		Username     func(childComplexity int) int
 	}
 
@@ -1669,6 +1680,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Split.UserID(childComplexity), true
 
+	case "Usage.day":
+		if e.ComplexityRoot.Usage.Day == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Usage.Day(childComplexity), true
+	case "Usage.readLimit":
+		if e.ComplexityRoot.Usage.ReadLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Usage.ReadLimit(childComplexity), true
+	case "Usage.reads":
+		if e.ComplexityRoot.Usage.Reads == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Usage.Reads(childComplexity), true
+	case "Usage.resetsAt":
+		if e.ComplexityRoot.Usage.ResetsAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Usage.ResetsAt(childComplexity), true
+	case "Usage.writeLimit":
+		if e.ComplexityRoot.Usage.WriteLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Usage.WriteLimit(childComplexity), true
+	case "Usage.writes":
+		if e.ComplexityRoot.Usage.Writes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Usage.Writes(childComplexity), true
+
 	case "User.accessTokens":
 		if e.ComplexityRoot.User.AccessTokens == nil {
 			break
@@ -1748,6 +1796,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Summary(childComplexity), true
+	case "User.usage":
+		if e.ComplexityRoot.User.Usage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.Usage(childComplexity), true
 	case "User.username":
 		if e.ComplexityRoot.User.Username == nil {
 			break
@@ -2950,6 +3004,32 @@ extend type Mutation {
   revokeAccessToken("The token's id (AccessToken.id)." id: ID!): ID!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/usage.graphqls", Input: `# Quotas: what a user may ask of the API per day.
+
+extend type User {
+  "What you have asked of the API today, and your daily limits."
+  usage: Usage!
+}
+
+"""
+A user's operations today (UTC) against their daily limits. Past a limit,
+operations of that kind answer RATE_LIMITED until the day ends.
+"""
+type Usage {
+  "Today, as a UTC date (\"2026-11-23\")."
+  day: String!
+  "Queries today, this one included."
+  reads: Int!
+  "Mutations today."
+  writes: Int!
+  "How many queries a day you may run; null: no limit."
+  readLimit: Int
+  "How many mutations a day you may run; null: no limit."
+  writeLimit: Int
+  "When the counts start again: the next midnight UTC."
+  resetsAt: DateTime!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/user.graphqls", Input: `# The signed-in user: their groups, their lists across groups and where they stand.
 
 extend type Query {
@@ -3562,6 +3642,24 @@ func (ec *executionContext) childFields_Split(ctx context.Context, field graphql
 	return nil, fmt.Errorf("no field named %q was found under type Split", field.Name)
 }
 
+func (ec *executionContext) childFields_Usage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "day":
+		return ec.fieldContext_Usage_day(ctx, field)
+	case "reads":
+		return ec.fieldContext_Usage_reads(ctx, field)
+	case "writes":
+		return ec.fieldContext_Usage_writes(ctx, field)
+	case "readLimit":
+		return ec.fieldContext_Usage_readLimit(ctx, field)
+	case "writeLimit":
+		return ec.fieldContext_Usage_writeLimit(ctx, field)
+	case "resetsAt":
+		return ec.fieldContext_Usage_resetsAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Usage", field.Name)
+}
+
 func (ec *executionContext) childFields_User(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3584,6 +3682,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_summary(ctx, field)
 	case "accessTokens":
 		return ec.fieldContext_User_accessTokens(ctx, field)
+	case "usage":
+		return ec.fieldContext_User_usage(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type User", field.Name)
 }

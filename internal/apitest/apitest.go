@@ -17,6 +17,7 @@ import (
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
@@ -40,6 +41,9 @@ type Option func(*httpapi.Config)
 
 // LoaderWait sets the dataloaders' batch window.
 func LoaderWait(d time.Duration) Option { return func(c *httpapi.Config) { c.LoaderWait = d } }
+
+// Quota sets the server's daily limits and rate without credentials.
+func Quota(limits quota.Limits) Option { return func(c *httpapi.Config) { c.Quota = limits } }
 
 // InviteLinks names the Telegram bot and Mini App that invite links open.
 func InviteLinks(bot, app string) Option {
