@@ -2,36 +2,18 @@ package auth
 
 import (
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/fracti/api/internal/testclock"
 	"github.com/stretchr/testify/require"
 )
 
-// movingClock is a clock a test moves by hand.
-type movingClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *movingClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *movingClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // cachedSetup is newTestSetup with a 30s token cache and a movable clock.
-func cachedSetup(t *testing.T) (*testSetup, *movingClock) {
+func cachedSetup(t *testing.T) (*testSetup, *testclock.Clock) {
 	t.Helper()
 	s := newTestSetup(t)
-	clock := &movingClock{t: time.Date(2026, 3, 4, 23, 59, 0, 0, time.UTC)}
+	clock := testclock.At(time.Date(2026, 3, 4, 23, 59, 0, 0, time.UTC))
 	s.auth.Now = clock.Now
 	s.auth.TokenCacheTTL = 30 * time.Second
 	return s, clock

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -10,30 +9,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testclock"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
 
-// manualClock stands still until moved.
-type manualClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *manualClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 func TestInviteExpiresOnRead(t *testing.T) {
-	c := &manualClock{t: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	c := testclock.At(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	s := store.New(dynamotest.Client(t), dynamotest.Table(t), store.Options{Now: c.Now})
 	g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "Trip", Currency: usd, Creator: user("1")})
 	require.NoError(t, err)
@@ -47,7 +29,7 @@ func TestInviteExpiresOnRead(t *testing.T) {
 
 	// Past its expiry it is gone from the list and admits nobody, though
 	// TTL deletion has not removed the item yet.
-	c.advance(time.Hour)
+	c.Add(time.Hour)
 	live, err = s.ListInvites(ctx, g.ID)
 	require.NoError(t, err)
 	require.Empty(t, live)
@@ -57,7 +39,7 @@ func TestInviteExpiresOnRead(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrInviteInvalid)
 
 	// Even a lookup that raced the clock is refused by the transaction's condition.
-	c.advance(-time.Minute)
+	c.Add(-time.Minute)
 	_, _, _, err = s.JoinWithInvite(ctx, "hash-1", user("2"))
 	require.NoError(t, err, "one minute before expiry it admits")
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testclock"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -50,25 +51,9 @@ func InviteLinks(bot, app string) Option {
 	return func(c *httpapi.Config) { c.InviteLinks = graph.InviteLinks{BotUsername: bot, AppName: app} }
 }
 
-// Clock is a server clock a test moves by hand; it starts at the real time.
-type Clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
-
-// Now is the real time moved by everything Add added.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.offset)
-}
-
-// Add moves the clock forward by d.
-func (c *Clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.offset += d
-}
+// Clock is a server clock a test moves by hand; its zero value starts at
+// the real time.
+type Clock = testclock.Clock
 
 // WithClock gives the server c as its clock (init data, access token expiry).
 func WithClock(c *Clock) Option { return func(cfg *httpapi.Config) { cfg.Now = c.Now } }
