@@ -27,6 +27,7 @@ import (
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/httpapi"
+	"github.com/fracti/api/live"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
@@ -60,6 +61,13 @@ type config struct {
 	LegacyGroupsClosed bool
 	secretFromEnv      bool
 	ShutdownGrace      time.Duration
+	// Live updates: LIVE_UPDATES, STREAM_POLL_INTERVAL, LIVE_BUFFER and the
+	// LIVE_* connection limits.
+	LiveUpdates   bool
+	StreamPoll    time.Duration
+	LiveBuffer    int
+	LiveLimits    httpapi.LiveLimits
+	SyncRetention time.Duration // SYNC_RETENTION
 }
 
 func loadConfig() (config, error) {
@@ -137,6 +145,38 @@ func loadConfig() (config, error) {
 			return c, err
 		}
 	}
+	if c.LiveUpdates, err = strconv.ParseBool(env("LIVE_UPDATES", "true")); err != nil {
+		return c, fmt.Errorf("LIVE_UPDATES must be true or false")
+	}
+	for _, d := range []struct {
+		name string
+		into *time.Duration
+		def  time.Duration
+	}{
+		{"STREAM_POLL_INTERVAL", &c.StreamPoll, live.DefaultPoll},
+		{"LIVE_PING_INTERVAL", &c.LiveLimits.PingInterval, httpapi.DefaultPingInterval},
+		{"SYNC_RETENTION", &c.SyncRetention, store.DefaultSyncRetention},
+	} {
+		if *d.into, err = durationEnv(d.name, d.def); err != nil {
+			return c, err
+		}
+	}
+	var maxMessage int
+	for _, l := range []struct {
+		name string
+		into *int
+		def  int
+	}{
+		{"LIVE_BUFFER", &c.LiveBuffer, live.DefaultBuffer},
+		{"LIVE_CONNECTIONS_PER_USER", &c.LiveLimits.ConnectionsPerUser, httpapi.DefaultConnectionsPerUser},
+		{"LIVE_SUBSCRIPTIONS_PER_CONNECTION", &c.LiveLimits.SubscriptionsPerConnection, httpapi.DefaultSubscriptionsPerConnection},
+		{"LIVE_MAX_MESSAGE_BYTES", &maxMessage, httpapi.DefaultMaxMessageBytes},
+	} {
+		if *l.into, err = positiveIntEnv(l.name, l.def); err != nil {
+			return c, err
+		}
+	}
+	c.LiveLimits.MaxMessageBytes = int64(maxMessage)
 	if c.Playground, err = strconv.ParseBool(env("PLAYGROUND", "true")); err != nil {
 		return c, fmt.Errorf("PLAYGROUND must be true or false")
 	}
@@ -272,6 +312,7 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store,
 	}
 	s := store.New(db, cfg.Table, store.Options{
 		CursorSecret: cfg.CursorSecret, MaxGroupCurrencies: cfg.MaxCurrencies, LegacyGroupsClosed: cfg.LegacyGroupsClosed,
+		SyncRetention: cfg.SyncRetention,
 	})
 	if cfg.Endpoint != "" {
 		created, err := s.EnsureTable(ctx)
@@ -281,8 +322,31 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store,
 		if created {
 			log.Info("created table", "table", cfg.Table, "endpoint", cfg.Endpoint)
 		}
+		// A local table made before live updates existed gets its stream now.
+		if enabled, err := s.EnableStream(ctx); err != nil {
+			return nil, err
+		} else if enabled {
+			log.Info("enabled the table's stream for live updates", "table", cfg.Table)
+		}
 	}
 	return s, nil
+}
+
+// startLive tails the table's stream until ctx ends and returns the hub
+// subscriptions are served from; nil when live updates are off.
+func startLive(ctx context.Context, cfg config, s *store.Store, log *slog.Logger) (*live.Hub, error) {
+	if !cfg.LiveUpdates {
+		return nil, nil
+	}
+	streams, err := store.NewStreamsClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region})
+	if err != nil {
+		return nil, err
+	}
+	hub := live.NewHub(s, cfg.LiveBuffer, log)
+	tailer := &live.Tailer{API: streams, StreamARN: s.StreamARN, Handle: hub.HandleRecords, Poll: cfg.StreamPoll, Log: log}
+	hub.Status = tailer.Err
+	go tailer.Run(ctx)
+	return hub, nil
 }
 
 func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) error {
@@ -297,6 +361,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	if !cfg.secretFromEnv {
 		log.Warn("CURSOR_SECRET is not set: using a random one, so pagination cursors die with this process; set it in production")
 	}
+	liveCtx, endLive := context.WithCancel(context.WithoutCancel(ctx))
+	defer endLive()
+	hub, err := startLive(liveCtx, cfg, s, log)
+	if err != nil {
+		return err
+	}
 	if cfg.BotToken == "" {
 		log.Warn("TELEGRAM_BOT_TOKEN is not set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
 	}
@@ -308,6 +378,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			Playground: cfg.Playground, LoaderWait: cfg.LoaderWait,
 			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls, InviteLinks: cfg.InviteLinks,
 			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,
+			Live: hub, LiveLimits: cfg.LiveLimits, LiveDone: liveCtx,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -335,6 +406,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: finishing requests in flight")
+	endLive() // live connections end now; the server does not wait for them
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)

@@ -1,13 +1,19 @@
 package graph
 
 import (
+	"context"
 	"log/slog"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/limits"
+	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/store"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -15,7 +21,16 @@ import (
 type HandlerConfig struct {
 	// Limits bound what one operation may ask for; zero fields take limits.Defaults.
 	Limits limits.Config
+	// LoaderWait is the batch window of the loaders each subscription event
+	// (and each operation sent over a WebSocket) gets.
+	LoaderWait time.Duration
+	// Calls is how many DynamoDB calls resolving one such response may make.
+	Calls int
 }
+
+// liveResponseTimeout bounds resolving one response of an operation sent
+// over a WebSocket (a subscription's wait for its next event excepted).
+const liveResponseTimeout = 30 * time.Second
 
 // typicalBalances is how many entries a group's balance or debt list is
 // costed at: twenty members in five currencies. The exact worst case (every
@@ -41,7 +56,32 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	srv.SetRecoverFunc(RecoverFunc(r.log()))
 	srv.AroundOperations(r.limitRate)
 	srv.AroundFields(RequireAuth)
+	srv.AroundResponses(r.freshLoaders(cfg))
 	return srv
+}
+
+// freshLoaders gives every event of a subscription its own loaders and call
+// budget, so that nothing one event read is served stale to the next; an
+// operation sent over a WebSocket (which has no per-request middleware) gets
+// them too, with a deadline.
+func (r *Resolver) freshLoaders(cfg HandlerConfig) graphql.ResponseMiddleware {
+	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+		subscription := graphql.HasOperationContext(ctx) && graphql.GetOperationContext(ctx).Operation != nil &&
+			graphql.GetOperationContext(ctx).Operation.Operation == ast.Subscription
+		if !subscription && loaders.Present(ctx) {
+			return next(ctx)
+		}
+		if !subscription {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, liveResponseTimeout)
+			defer cancel()
+		}
+		ctx = loaders.With(ctx, loaders.New(r.Store, cfg.LoaderWait))
+		if cfg.Calls > 0 {
+			ctx = store.WithCallBudget(ctx, cfg.Calls)
+		}
+		return next(ctx)
+	}
 }
 
 func (r *Resolver) log() *slog.Logger {

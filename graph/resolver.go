@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/fracti/api/live"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 )
@@ -31,6 +32,9 @@ type Resolver struct {
 	Now func() time.Time
 	// Quota counts operations against daily limits (nil: no limits).
 	Quota *quota.Meter
+	// Live hands out subscriptions to activity events (nil: subscriptions
+	// are refused as unavailable).
+	Live *live.Hub
 }
 
 // TokenForgetter drops what is remembered of an access token, by its hash.

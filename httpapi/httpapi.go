@@ -20,6 +20,7 @@ import (
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/graph/limits"
+	"github.com/fracti/api/live"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
@@ -58,6 +59,13 @@ type Config struct {
 	// Quota limits each user's operations per day and requests without
 	// credentials per client address; the zero value limits nothing.
 	Quota quota.Limits
+	// Live hands out subscriptions (nil: subscriptions are refused as unavailable).
+	Live *live.Hub
+	// LiveLimits bound live connections; zero fields take their defaults.
+	LiveLimits LiveLimits
+	// LiveDone ends every live connection when it is done (the server is
+	// shutting down); nil: never.
+	LiveDone context.Context
 	// ClientIPHeader names a header a trusted proxy sets to the client's
 	// address (such as X-Forwarded-For; its last address is used); empty:
 	// the address of the connection.
@@ -81,7 +89,8 @@ const requestTimeout = 30 * time.Second
 // New returns the complete HTTP handler:
 //
 //	/          GraphiQL Playground (when enabled)
-//	/graphql   the GraphQL endpoint
+//	/graphql   the GraphQL endpoint, with live subscriptions over WebSocket
+//	           and server-sent events
 //	/healthz   200 when the table is reachable
 func New(cfg Config) http.Handler {
 	if cfg.Log == nil {
@@ -109,15 +118,26 @@ func New(cfg Config) http.Handler {
 	}
 	meter := quota.New(cfg.Quota, usageCounters{cfg.Store}, cfg.Now)
 	gql := graph.NewHandler(&graph.Resolver{
-		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter,
+		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter, Live: cfg.Live,
 	},
-		graph.HandlerConfig{Limits: cfg.Limits})
+		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls})
+	liveT := newLiveTransports(cfg.LiveDone, authn, cfg.LiveLimits, cfg.Log)
+	gql.AddTransport(liveT.websocket())
 	gql.AddTransport(transport.Options{})
+	gql.AddTransport(liveT.sse())
 	gql.AddTransport(graphqlHTTP{log: cfg.Log})
 
+	requests := withBudget(cfg.MaxDynamoDBCalls, withClientAddr(cfg.ClientIPHeader,
+		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql))))
+	liveConns := withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql)))
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, withBudget(cfg.MaxDynamoDBCalls, withClientAddr(cfg.ClientIPHeader,
-		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql))))))
+	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isLive(r) {
+			liveConns.ServeHTTP(w, r)
+			return
+		}
+		requests.ServeHTTP(w, r)
+	})))
 	mux.Handle("GET /healthz", health(cfg.Store))
 	if cfg.Playground {
 		mux.Handle("GET /{$}", playground.Handler("Fracti API", "/graphql"))

@@ -99,6 +99,12 @@ func With(ctx context.Context, l *Loaders) context.Context {
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 
+// Present reports whether ctx carries loaders.
+func Present(ctx context.Context) bool {
+	l, _ := ctx.Value(ctxKey{}).(*Loaders)
+	return l != nil
+}
+
 // from returns the request's loaders.
 func from(ctx context.Context) *Loaders {
 	l, _ := ctx.Value(ctxKey{}).(*Loaders)

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 )
 
 // ClientConfig says where DynamoDB is.
@@ -25,19 +26,9 @@ type ClientConfig struct {
 // which DynamoDB Local omits on error responses. Every client enforces the
 // call budget a context carries (WithCallBudget).
 func NewClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
-	var loadOpts []func(*config.LoadOptions) error
-	if cfg.Region != "" {
-		loadOpts = append(loadOpts, config.WithRegion(cfg.Region))
-	} else if cfg.Endpoint != "" {
-		loadOpts = append(loadOpts, config.WithRegion("us-east-1"))
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	awsCfg, err := loadAWSConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("load AWS config: %w", err)
-	}
-	if cfg.Endpoint != "" && os.Getenv("AWS_ACCESS_KEY_ID") == "" {
-		// Not the default chain: it would probe EC2 instance metadata first.
-		awsCfg.Credentials = aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("local", "local", ""))
+		return nil, err
 	}
 	opts := []func(*dynamodb.Options){enforceCallBudget}
 	if cfg.Endpoint != "" {
@@ -47,4 +38,38 @@ func NewClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dynamodb.O
 		})
 	}
 	return dynamodb.NewFromConfig(awsCfg, append(opts, optFns...)...), nil
+}
+
+// NewStreamsClient builds a DynamoDB Streams client with the same
+// configuration as NewClient, for reading the table's stream.
+func NewStreamsClient(ctx context.Context, cfg ClientConfig) (*dynamodbstreams.Client, error) {
+	awsCfg, err := loadAWSConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) {
+		if cfg.Endpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.Endpoint)
+		}
+	}), nil
+}
+
+// loadAWSConfig is the AWS default chain, with a region and dummy
+// credentials for a local endpoint.
+func loadAWSConfig(ctx context.Context, cfg ClientConfig) (aws.Config, error) {
+	var loadOpts []func(*config.LoadOptions) error
+	if cfg.Region != "" {
+		loadOpts = append(loadOpts, config.WithRegion(cfg.Region))
+	} else if cfg.Endpoint != "" {
+		loadOpts = append(loadOpts, config.WithRegion("us-east-1"))
+	}
+	awsCfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("load AWS config: %w", err)
+	}
+	if cfg.Endpoint != "" && os.Getenv("AWS_ACCESS_KEY_ID") == "" {
+		// Not the default chain: it would probe EC2 instance metadata first.
+		awsCfg.Credentials = aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("local", "local", ""))
+	}
+	return awsCfg, nil
 }

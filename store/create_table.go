@@ -44,7 +44,8 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			gsi(indexGSI2, attrGSI2PK, attrGSI2SK),
 			gsi(indexGSI3, attrGSI3PK, attrGSI3SK),
 		},
-		BillingMode: types.BillingModePayPerRequest,
+		BillingMode:         types.BillingModePayPerRequest,
+		StreamSpecification: StreamSpecification(),
 	}
 }
 

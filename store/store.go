@@ -22,6 +22,8 @@ type Store struct {
 	// legacyGroupsClosed: groups created before joinByIdAllowed existed do
 	// not admit by id either.
 	legacyGroupsClosed bool
+	// syncRetention is how long a sync token stays usable.
+	syncRetention time.Duration
 	// turns serializes this process's writes to each group (chain.go).
 	turns *chainTurns
 }
@@ -45,6 +47,9 @@ type Options struct {
 	// setting existed refuse joins by id, as new groups do by default; left
 	// false they keep admitting anyone who knows their id.
 	LegacyGroupsClosed bool
+	// SyncRetention is how long a sync token stays usable after it was
+	// issued (default DefaultSyncRetention); an older one must reload.
+	SyncRetention time.Duration
 }
 
 // New returns a Store over the named table.
@@ -57,6 +62,10 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 	if maxCurrencies <= 0 {
 		maxCurrencies = DefaultMaxGroupCurrencies
 	}
+	syncRetention := opts.SyncRetention
+	if syncRetention <= 0 {
+		syncRetention = DefaultSyncRetention
+	}
 	return &Store{
 		db:            db,
 		table:         table,
@@ -65,6 +74,7 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 		newID:         func() string { return uuid.NewString() },
 		maxCurrencies: maxCurrencies,
 		turns:         newChainTurns(),
+		syncRetention: syncRetention,
 
 		legacyGroupsClosed: opts.LegacyGroupsClosed,
 	}

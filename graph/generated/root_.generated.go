@@ -38,6 +38,7 @@ type ResolverRoot interface {
 	Settlement() SettlementResolver
 	Share() ShareResolver
 	Split() SplitResolver
+	Subscription() SubscriptionResolver
 	Usage() UsageResolver
 	User() UserResolver
 }
@@ -141,6 +142,7 @@ type ComplexityRoot struct {
 	Group struct {
 		Activity               func(childComplexity int, first *int, after *string) int
 		Balances               func(childComplexity int) int
+		Changes                func(childComplexity int, since *string, first *int) int
 		ChatID                 func(childComplexity int) int
 		CreatedAt              func(childComplexity int) int
 		Currency               func(childComplexity int) int
@@ -155,6 +157,7 @@ type ComplexityRoot struct {
 		Members                func(childComplexity int, first *int, after *string) int
 		SettlementConfirmation func(childComplexity int) int
 		Settlements            func(childComplexity int, first *int, after *string) int
+		SyncToken              func(childComplexity int) int
 		Title                  func(childComplexity int) int
 		Version                func(childComplexity int) int
 	}
@@ -163,6 +166,12 @@ type ComplexityRoot struct {
 		Edges    func(childComplexity int) int
 		Nodes    func(childComplexity int) int
 		PageInfo func(childComplexity int) int
+	}
+
+	GroupChanges struct {
+		Events  func(childComplexity int) int
+		HasMore func(childComplexity int) int
+		Token   func(childComplexity int) int
 	}
 
 	GroupConnection struct {
@@ -185,6 +194,7 @@ type ComplexityRoot struct {
 		PreviousHash func(childComplexity int) int
 		Sequence     func(childComplexity int) int
 		Subject      func(childComplexity int) int
+		SyncToken    func(childComplexity int) int
 		Type         func(childComplexity int) int
 	}
 
@@ -332,6 +342,11 @@ type ComplexityRoot struct {
 		Percentage func(childComplexity int) int
 		Shares     func(childComplexity int) int
 		UserID     func(childComplexity int) int
+	}
+
+	Subscription struct {
+		GroupEvents func(childComplexity int, groupID string) int
+		MyEvents    func(childComplexity int) int
 	}
 
 	Usage struct {
@@ -759,6 +774,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Balances(childComplexity), true
+	case "Group.changes":
+		if e.ComplexityRoot.Group.Changes == nil {
+			break
+		}
+
+		args, err := ec.field_Group_changes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Changes(childComplexity, args["since"].(*string), args["first"].(*int)), true
 	case "Group.chatId":
 		if e.ComplexityRoot.Group.ChatID == nil {
 			break
@@ -868,6 +894,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Settlements(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.syncToken":
+		if e.ComplexityRoot.Group.SyncToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.SyncToken(childComplexity), true
 	case "Group.title":
 		if e.ComplexityRoot.Group.Title == nil {
 			break
@@ -899,6 +931,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GroupActivityConnection.PageInfo(childComplexity), true
+
+	case "GroupChanges.events":
+		if e.ComplexityRoot.GroupChanges.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupChanges.Events(childComplexity), true
+	case "GroupChanges.hasMore":
+		if e.ComplexityRoot.GroupChanges.HasMore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupChanges.HasMore(childComplexity), true
+	case "GroupChanges.token":
+		if e.ComplexityRoot.GroupChanges.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupChanges.Token(childComplexity), true
 
 	case "GroupConnection.edges":
 		if e.ComplexityRoot.GroupConnection.Edges == nil {
@@ -980,6 +1031,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.GroupEvent.Subject(childComplexity), true
+	case "GroupEvent.syncToken":
+		if e.ComplexityRoot.GroupEvent.SyncToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GroupEvent.SyncToken(childComplexity), true
 	case "GroupEvent.type":
 		if e.ComplexityRoot.GroupEvent.Type == nil {
 			break
@@ -1680,6 +1737,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Split.UserID(childComplexity), true
 
+	case "Subscription.groupEvents":
+		if e.ComplexityRoot.Subscription.GroupEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_groupEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.GroupEvents(childComplexity, args["groupId"].(string)), true
+	case "Subscription.myEvents":
+		if e.ComplexityRoot.Subscription.MyEvents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.MyEvents(childComplexity), true
+
 	case "Usage.day":
 		if e.ComplexityRoot.Usage.Day == nil {
 			break
@@ -1889,6 +1964,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -1933,6 +2025,7 @@ something visible.
 schema {
   query: Query
   mutation: Mutation
+  subscription: Subscription
 }
 
 """
@@ -2722,6 +2815,76 @@ extend type Mutation {
   revokeInvite("The invite's id (` + "`" + `Invite.id` + "`" + `)." id: ID!): ID!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/live.graphqls", Input: `# Live: subscriptions to a group's activity events, read from the table's
+# stream on every server instance, and catch-up sync with sync tokens.
+
+"""
+Live updates: the activity events of groups as they are recorded, by any
+server instance or any tool writing to the table. Subscribe over WebSocket at
+` + "`" + `/graphql` + "`" + ` (the ` + "`" + `graphql-transport-ws` + "`" + ` protocol, credentials in
+` + "`" + `connection_init` + "`" + `'s payload as ` + "`" + `{"Authorization": "tma …"}` + "`" + ` or
+` + "`" + `{"Authorization": "Bearer …"}` + "`" + `) or with server-sent events (POST to
+` + "`" + `/graphql` + "`" + ` with ` + "`" + `Accept: text/event-stream` + "`" + ` and the usual Authorization
+header). Events arrive in each group's order; every event carries the sync
+token after it, so a client that reconnects calls ` + "`" + `Group.changes(since:)` + "`" + `
+with the last one and gets exactly what it missed.
+"""
+type Subscription {
+  """
+  The group's activity events from now on. Membership is checked when you
+  subscribe (a group you are not in is NOT_FOUND) and again for every event:
+  when you leave the group, the subscription completes and nothing more is
+  sent.
+  """
+  groupEvents("The group." groupId: ID!): GroupEvent!
+  """
+  The activity events of every group you are in from now on, including
+  groups you join while subscribed; a group you leave stops sending.
+  """
+  myEvents: GroupEvent!
+}
+
+"""
+A group's activity events after a sync token, oldest first, with no gap and
+no duplicate.
+"""
+type GroupChanges {
+  "The events after ` + "`" + `since` + "`" + `, oldest first (at most ` + "`" + `first` + "`" + `)."
+  events: [GroupEvent!]!
+  "The sync token after the last event (or ` + "`" + `since` + "`" + ` again when none): pass it as ` + "`" + `since` + "`" + ` next time."
+  token: String!
+  "More events follow: call again with ` + "`" + `token` + "`" + ` as ` + "`" + `since` + "`" + `."
+  hasMore: Boolean!
+}
+
+extend type Group {
+  """
+  The activity events after the sync token ` + "`" + `since` + "`" + ` (null: from the group's
+  first event), oldest first, and the token to continue from. A token is
+  usable for the sync retention after it was issued (30 days unless the
+  server says otherwise); an older one, or one from another group or not
+  issued by this server, is BAD_USER_INPUT: reload the group instead.
+  """
+  changes(
+    "A sync token: ` + "`" + `GroupEvent.syncToken` + "`" + `, ` + "`" + `GroupChanges.token` + "`" + ` or ` + "`" + `Group.syncToken` + "`" + `; null for the beginning."
+    since: String
+    "How many events at most, 1 to 100."
+    first: Int = 100
+  ): GroupChanges!
+  """
+  The sync token after the group's newest event: read it before or with the
+  group's data, then subscribe, and after a disconnect catch up with
+  ` + "`" + `changes(since:)` + "`" + `. Events after it may already show in the data read with
+  it; applying them again is harmless, as subjects are returned as they are now.
+  """
+  syncToken: String!
+}
+
+extend type GroupEvent {
+  "The sync token right after this event: ` + "`" + `Group.changes(since:)` + "`" + ` with it returns the events that follow."
+  syncToken: String!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/member.graphqls", Input: `# Memberships: joining, leaving, a member's wallet and balances.
 
 "A user's membership in a group."
@@ -3344,6 +3507,10 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_invites(ctx, field)
 	case "joinByIdAllowed":
 		return ec.fieldContext_Group_joinByIdAllowed(ctx, field)
+	case "changes":
+		return ec.fieldContext_Group_changes(ctx, field)
+	case "syncToken":
+		return ec.fieldContext_Group_syncToken(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
 }
@@ -3358,6 +3525,18 @@ func (ec *executionContext) childFields_GroupActivityConnection(ctx context.Cont
 		return ec.fieldContext_GroupActivityConnection_pageInfo(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupActivityConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_GroupChanges(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "events":
+		return ec.fieldContext_GroupChanges_events(ctx, field)
+	case "token":
+		return ec.fieldContext_GroupChanges_token(ctx, field)
+	case "hasMore":
+		return ec.fieldContext_GroupChanges_hasMore(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type GroupChanges", field.Name)
 }
 
 func (ec *executionContext) childFields_GroupConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3402,6 +3581,8 @@ func (ec *executionContext) childFields_GroupEvent(ctx context.Context, field gr
 		return ec.fieldContext_GroupEvent_hash(ctx, field)
 	case "previousHash":
 		return ec.fieldContext_GroupEvent_previousHash(ctx, field)
+	case "syncToken":
+		return ec.fieldContext_GroupEvent_syncToken(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupEvent", field.Name)
 }

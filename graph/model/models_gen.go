@@ -274,6 +274,18 @@ type SplitInput struct {
 	Shares *money.Decimal `json:"shares,omitempty"`
 }
 
+// Live updates: the activity events of groups as they are recorded, by any
+// server instance or any tool writing to the table. Subscribe over WebSocket at
+// `/graphql` (the `graphql-transport-ws` protocol, credentials in
+// `connection_init`'s payload as `{"Authorization": "tma …"}` or
+// `{"Authorization": "Bearer …"}`) or with server-sent events (POST to
+// `/graphql` with `Accept: text/event-stream` and the usual Authorization
+// header). Events arrive in each group's order; every event carries the sync
+// token after it, so a client that reconnects calls `Group.changes(since:)`
+// with the last one and gets exactly what it missed.
+type Subscription struct {
+}
+
 // A change to an expense: fields left out keep their values.
 type UpdateExpenseInput struct {
 	// The version you read (`Expense.version`).

@@ -6,6 +6,8 @@ package apitest
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"sync"
@@ -18,6 +20,7 @@ import (
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/live"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -32,6 +35,11 @@ type API struct {
 	Store   *store.Store
 	Calls   *dynamotest.Counter // every DynamoDB call the server makes
 	Handler *client.Client
+	// Live is the hub of subscriptions when the server was started with Live.
+	Live *live.Hub
+
+	handler http.Handler
+	server  *httptest.Server
 
 	mu       sync.Mutex
 	creators map[string]*User // who created each group CreateGroup made
@@ -58,6 +66,57 @@ type Clock = testclock.Clock
 // WithClock gives the server c as its clock (init data, access token expiry).
 func WithClock(c *Clock) Option { return func(cfg *httpapi.Config) { cfg.Now = c.Now } }
 
+// Live makes the server tail its table's stream and serve subscriptions.
+func Live() Option {
+	return func(c *httpapi.Config) { c.Live = live.NewHub(c.Store, 0, nil) }
+}
+
+// LiveLimits sets the limits of live connections.
+func LiveLimits(l httpapi.LiveLimits) Option { return func(c *httpapi.Config) { c.LiveLimits = l } }
+
+// testPoll is how often tests read the stream: often, for quick tests.
+const testPoll = 20 * time.Millisecond
+
+// startLive tails the table's stream for the hub until the test ends, and
+// returns once every shard is positioned.
+func startLive(t testing.TB, hub *live.Hub, s *store.Store) {
+	t.Helper()
+	streams, err := store.NewStreamsClient(context.Background(), store.ClientConfig{Endpoint: dynamotest.Endpoint(t)})
+	require.NoError(t, err)
+	tailer := &live.Tailer{API: streams, StreamARN: s.StreamARN, Handle: hub.HandleRecords, Poll: testPoll, Refresh: time.Second}
+	hub.Status = tailer.Err
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tailer.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	select {
+	case <-tailer.Ready():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the stream tailer did not start")
+	}
+}
+
+// URL is the address of a real HTTP server over the handler (started on
+// first use), for WebSockets and server-sent events.
+func (a *API) URL() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.server == nil {
+		a.server = httptest.NewServer(a.handler)
+		a.t.Cleanup(a.server.Close)
+	}
+	return a.server.URL + "/graphql"
+}
+
+// Header is the Authorization header u sends.
+func (u *User) Header() string { return u.header }
+
 // New starts the API over a fresh table.
 func New(t testing.TB, opts ...Option) *API {
 	t.Helper()
@@ -67,7 +126,11 @@ func New(t testing.TB, opts ...Option) *API {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &API{t: t, Store: s, Calls: calls, Handler: client.New(httpapi.New(cfg), client.Path("/graphql"))}
+	if cfg.Live != nil {
+		startLive(t, cfg.Live, s)
+	}
+	h := httpapi.New(cfg)
+	return &API{t: t, Store: s, Calls: calls, Handler: client.New(h, client.Path("/graphql")), Live: cfg.Live, handler: h}
 }
 
 // User is a client signed in as one Telegram user.

@@ -1,0 +1,299 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/fracti/api/auth"
+	"github.com/fracti/api/live"
+)
+
+// Live subscriptions: WebSocket (graphql-transport-ws) and server-sent events
+// at /graphql. A live connection outlasts the request deadline; it has its
+// own limits instead.
+
+// LiveLimits bound what live connections may hold.
+type LiveLimits struct {
+	// ConnectionsPerUser bounds one user's live connections to this
+	// instance (default DefaultConnectionsPerUser).
+	ConnectionsPerUser int
+	// SubscriptionsPerConnection bounds the subscriptions one WebSocket
+	// carries at once (default DefaultSubscriptionsPerConnection).
+	SubscriptionsPerConnection int
+	// PingInterval is how often the server pings a WebSocket; one that has
+	// not answered within two intervals is closed (default DefaultPingInterval).
+	PingInterval time.Duration
+	// MaxMessageBytes bounds a message a client sends over a WebSocket
+	// (default DefaultMaxMessageBytes).
+	MaxMessageBytes int64
+}
+
+// Live connection defaults.
+const (
+	DefaultConnectionsPerUser         = 10
+	DefaultSubscriptionsPerConnection = 20
+	DefaultPingInterval               = 30 * time.Second
+	DefaultMaxMessageBytes            = 64 << 10
+)
+
+// initTimeout is how long a WebSocket may take to send connection_init.
+const initTimeout = 10 * time.Second
+
+// Close codes of the graphql-transport-ws protocol and RFC 6455 that the
+// server closes live connections with.
+const (
+	closeUnauthorized    = 4401 // connection_init carried no credentials
+	closeForbidden       = 4403 // the credentials were refused, or no longer hold
+	closeTooManyRequests = 4429 // too many connections for this user
+	closePolicyViolation = 1008 // a slow consumer
+	closeTryAgainLater   = 1013 // credentials could not be checked right now
+)
+
+func (c *LiveLimits) defaults() {
+	if c.ConnectionsPerUser <= 0 {
+		c.ConnectionsPerUser = DefaultConnectionsPerUser
+	}
+	if c.SubscriptionsPerConnection <= 0 {
+		c.SubscriptionsPerConnection = DefaultSubscriptionsPerConnection
+	}
+	if c.PingInterval <= 0 {
+		c.PingInterval = DefaultPingInterval
+	}
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+}
+
+// liveTransports carries what live connections share on this instance.
+type liveTransports struct {
+	done   context.Context // live connections end when it does
+	authn  *auth.Authenticator
+	limits LiveLimits
+	users  *live.UserConnections
+	log    *slog.Logger
+}
+
+func newLiveTransports(done context.Context, authn *auth.Authenticator, limits LiveLimits, log *slog.Logger) *liveTransports {
+	limits.defaults()
+	if done == nil {
+		done = context.Background()
+	}
+	return &liveTransports{done: done, authn: authn, limits: limits, users: &live.UserConnections{Max: limits.ConnectionsPerUser}, log: log}
+}
+
+// websocket is the graphql-transport-ws transport (and the older
+// graphql-ws one gqlgen also speaks).
+func (l *liveTransports) websocket() transport.Websocket {
+	limit := l.limits.MaxMessageBytes
+	return transport.Websocket{
+		Implementation:        socketAccepter{},
+		InitFunc:              l.init,
+		InitTimeout:           initTimeout,
+		CloseFunc:             func(ctx context.Context, _ int) { releaseFrom(ctx)() },
+		PingPongInterval:      l.limits.PingInterval,
+		KeepAlivePingInterval: l.limits.PingInterval,
+		PayloadReadLimit:      &limit,
+	}
+}
+
+// init checks connection_init's credentials exactly as an HTTP request's
+// Authorization header, and gives the connection its identity and limits.
+func (l *liveTransports) init(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+	refuse := func(code int, reason string) (context.Context, *transport.InitPayload, error) {
+		reason = closeReason(reason)
+		return transport.AppendCloseReason(transport.WithWebsocketCloseCode(ctx, code), reason), nil, errors.New(reason)
+	}
+	header := payload.Authorization()
+	if header == "" {
+		return refuse(closeUnauthorized, `Unauthorized: send {"Authorization": "tma <initData>"} or {"Authorization": "Bearer <token>"} in connection_init`)
+	}
+	id, err := l.authn.Authenticate(ctx, header)
+	switch {
+	case errors.Is(err, auth.ErrAuthUnavailable):
+		l.log.Error("live connection: credentials could not be checked", "err", err)
+		return refuse(closeTryAgainLater, "authentication is temporarily unavailable: try again")
+	case err != nil:
+		return refuse(closeForbidden, "Forbidden: "+err.Error())
+	}
+	release, err := l.users.Open(id.UserKey())
+	if err != nil {
+		return refuse(closeTooManyRequests, err.Error())
+	}
+	sock := socketFrom(ctx)
+	conn := &live.Connection{
+		MaxSubscriptions: l.limits.SubscriptionsPerConnection,
+		Allowed:          l.stillAllowed(header),
+		Drop: func(reason error) {
+			code, msg := dropCode(reason)
+			l.log.Info("live connection dropped", "user", id.UserKey(), "reason", msg)
+			sock.close(code, msg)
+		},
+	}
+	ctx = auth.WithIdentity(ctx, id)
+	ctx = live.WithConnection(ctx, conn)
+	return withRelease(ctx, release), nil, nil
+}
+
+// stillAllowed checks the connection's credential again before an event is
+// delivered: a token revoked or expired since, or init data past its age,
+// ends the connection. A check that cannot run (the table unreachable)
+// does not: the credential was good and nothing says otherwise.
+func (l *liveTransports) stillAllowed(header string) func() error {
+	return func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := l.authn.Authenticate(ctx, header)
+		if errors.Is(err, auth.ErrAuthUnavailable) {
+			return nil
+		}
+		return err
+	}
+}
+
+// dropCode is the close code and reason for a connection the hub drops.
+func dropCode(reason error) (int, string) {
+	if errors.Is(reason, live.ErrSlowConsumer) {
+		return closePolicyViolation, closeReason("slow consumer: events were not read fast enough; reconnect and catch up with Group.changes(since:)")
+	}
+	return closeForbidden, closeReason("Forbidden: " + reason.Error())
+}
+
+// closeReason fits a close reason in the 123 bytes a close frame allows.
+func closeReason(s string) string {
+	const limit = 123
+	if len(s) <= limit {
+		return s
+	}
+	s = s[:limit]
+	// Do not cut a character in two.
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// sse is server-sent events (graphql-sse's distinct connections mode): one
+// POST per subscription, authenticated by its Authorization header.
+func (l *liveTransports) sse() transport.SSE {
+	return transport.SSE{KeepAlivePingInterval: l.limits.PingInterval}
+}
+
+// handler serves live connections: no request deadline and no per-request
+// call budget (each event has its own); an SSE request takes one of its
+// user's connection slots and ends when the hub drops it.
+func (l *liveTransports) handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The server's read and write timeouts are for requests, not for
+		// connections that stay open.
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Time{})
+		_ = rc.SetWriteDeadline(time.Time{})
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		stop := context.AfterFunc(l.done, func() { cancel(errors.New("the server is shutting down")) })
+		defer stop()
+		if isWebSocket(r) {
+			next.ServeHTTP(w, r.WithContext(withSocket(ctx, &socket{})))
+			return
+		}
+		id, ok := auth.FromContext(ctx)
+		if !ok {
+			next.ServeHTTP(w, r.WithContext(ctx)) // the GraphQL layer refuses it with UNAUTHENTICATED
+			return
+		}
+		release, err := l.users.Open(id.UserKey())
+		if err != nil {
+			writeError(w, http.StatusTooManyRequests, "RATE_LIMITED", err.Error())
+			return
+		}
+		defer release()
+		conn := &live.Connection{
+			MaxSubscriptions: 1,
+			Allowed:          l.stillAllowed(r.Header.Get("Authorization")),
+			Drop:             func(reason error) { cancel(reason) },
+		}
+		next.ServeHTTP(w, r.WithContext(live.WithConnection(ctx, conn)))
+	})
+}
+
+// isWebSocket reports whether r asks to become a WebSocket.
+func isWebSocket(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+// isLive reports whether r opens a live connection: a WebSocket, or a
+// server-sent events stream.
+func isLive(r *http.Request) bool {
+	return isWebSocket(r) || (r.Method == http.MethodPost && strings.Contains(r.Header.Get("Accept"), "text/event-stream"))
+}
+
+// socket is the WebSocket of one connection, kept so that the hub can close
+// it with a reason (gqlgen's transport closes only for its own reasons).
+type socket struct {
+	mu   sync.Mutex
+	conn transport.WebsocketConn
+}
+
+func (s *socket) set(c transport.WebsocketConn) {
+	s.mu.Lock()
+	s.conn = c
+	s.mu.Unlock()
+}
+
+// close sends a close frame with the code and reason; the transport's read
+// loop then ends the connection and its subscriptions.
+func (s *socket) close(code int, reason string) {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c != nil {
+		_ = c.WriteClose(code, reason)
+	}
+}
+
+type socketKey struct{}
+
+func withSocket(ctx context.Context, s *socket) context.Context {
+	return context.WithValue(ctx, socketKey{}, s)
+}
+
+func socketFrom(ctx context.Context) *socket {
+	s, _ := ctx.Value(socketKey{}).(*socket)
+	if s == nil {
+		return &socket{}
+	}
+	return s
+}
+
+// socketAccepter accepts WebSockets with gqlgen's default implementation
+// and records each on its request's socket.
+type socketAccepter struct{}
+
+func (socketAccepter) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	c, err := transport.CoderWebsocketImplementation{}.Accept(w, r, opts)
+	if err == nil {
+		socketFrom(r.Context()).set(c)
+	}
+	return c, err
+}
+
+type releaseKey struct{}
+
+func withRelease(ctx context.Context, release func()) context.Context {
+	return context.WithValue(ctx, releaseKey{}, release)
+}
+
+// releaseFrom is the connection slot release of ctx, or a no-op.
+func releaseFrom(ctx context.Context) func() {
+	if f, ok := ctx.Value(releaseKey{}).(func()); ok {
+		return f
+	}
+	return func() {}
+}
