@@ -132,4 +132,3 @@ func DialError(err error) (CloseError, bool) {
 	ok := errors.As(err, &ce)
 	return ce, ok
 }
-
