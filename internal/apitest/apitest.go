@@ -67,8 +67,11 @@ type Clock = testclock.Clock
 func WithClock(c *Clock) Option { return func(cfg *httpapi.Config) { cfg.Now = c.Now } }
 
 // Live makes the server tail its table's stream and serve subscriptions.
-func Live() Option {
-	return func(c *httpapi.Config) { c.Live = live.NewHub(c.Store, 0, nil) }
+func Live() Option { return LiveBuffer(0) }
+
+// LiveBuffer is Live with room for n waiting events per subscription.
+func LiveBuffer(n int) Option {
+	return func(c *httpapi.Config) { c.Live = live.NewHub(c.Store, n, nil) }
 }
 
 // LiveLimits sets the limits of live connections.
