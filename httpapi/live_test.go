@@ -191,7 +191,9 @@ func TestLiveOverServerSentEvents(t *testing.T) {
 			continue
 		}
 		var ev struct {
-			Data struct{ GroupEvents struct{ Type, SyncToken string } }
+			Data struct {
+				GroupEvents struct{ Type, SyncToken string }
+			}
 		}
 		require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev))
 		if ev.Data.GroupEvents.Type == "EXPENSE_CREATED" {

@@ -31,9 +31,9 @@ type fakeStream struct {
 
 type fakeShard struct {
 	arn, id, parent string
-	records    []types.Record
-	closed     bool
-	trimmed    int // records before this index are gone
+	records         []types.Record
+	closed          bool
+	trimmed         int // records before this index are gone
 }
 
 func newFakeStream() *fakeStream { return &fakeStream{calls: map[string]int{}} }
