@@ -26,6 +26,7 @@ import (
 // instance is a server process of the binary under test.
 type instance struct {
 	url string // http://127.0.0.1:<port>/graphql
+	pid int
 }
 
 // buildServer compiles the server once per test run.
@@ -69,7 +70,7 @@ func startInstance(t testing.TB, bin, table string, extraEnv ...string) instance
 		}
 		return err == nil && resp.StatusCode == http.StatusOK
 	}, 30*time.Second, 50*time.Millisecond, "instance did not start")
-	return instance{url: base + "/graphql"}
+	return instance{url: base + "/graphql", pid: cmd.Process.Pid}
 }
 
 // gql runs an operation on an instance as the bearer of token.

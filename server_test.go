@@ -71,7 +71,7 @@ func TestConfigFromEnvironment(t *testing.T) {
 }
 
 // localTable points the configuration at a fresh table on DynamoDB Local.
-func localTable(t *testing.T) string {
+func localTable(t testing.TB) string {
 	t.Setenv("DYNAMODB_ENDPOINT", dynamotest.Endpoint(t))
 	table := dynamotest.Table(t)
 	t.Setenv("DYNAMODB_TABLE", table)

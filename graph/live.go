@@ -29,9 +29,6 @@ func (r *Resolver) subscribe(ctx context.Context, open func(*live.Hub, string) (
 	case err != nil:
 		return nil, err
 	}
-	go func() {
-		<-ctx.Done()
-		sub.Close()
-	}()
+	context.AfterFunc(ctx, sub.Close) // no goroutine per idle subscription
 	return sub.Events(), nil
 }
