@@ -80,7 +80,9 @@ func BenchmarkLiveDelivery(b *testing.B) {
 			mu.Unlock()
 			go func() {
 				for m := range c.Messages {
-					var p struct{ Data struct{ GroupEvents struct{ ID, Type string } } }
+					var p struct {
+						Data struct{ GroupEvents struct{ ID, Type string } }
+					}
 					if m.Type == "next" && json.Unmarshal(m.Payload, &p) == nil {
 						arrivals <- arrival{p.Data.GroupEvents.ID, time.Now()}
 					}

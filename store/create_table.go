@@ -58,7 +58,19 @@ func TimeToLive() *types.TimeToLiveSpecification {
 // EnsureTable creates the table if it does not exist and waits until it is
 // active. It reports whether it created it.
 func (s *Store) EnsureTable(ctx context.Context) (bool, error) {
-	_, err := s.db.CreateTable(ctx, TableDefinition(s.table))
+	return s.ensureTable(ctx, TableDefinition(s.table))
+}
+
+// EnsureTableWithoutStream is EnsureTable for tests that do not read the
+// stream: DynamoDB Local spends much of its CPU keeping streams.
+func (s *Store) EnsureTableWithoutStream(ctx context.Context) (bool, error) {
+	def := TableDefinition(s.table)
+	def.StreamSpecification = nil
+	return s.ensureTable(ctx, def)
+}
+
+func (s *Store) ensureTable(ctx context.Context, def *dynamodb.CreateTableInput) (bool, error) {
+	_, err := s.db.CreateTable(ctx, def)
 	var inUse *types.ResourceInUseException
 	switch {
 	case errors.As(err, &inUse):

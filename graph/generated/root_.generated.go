@@ -2013,7 +2013,8 @@ Fracti: group expense splitting for Telegram.
 Everything a group holds is visible only to its members: ids from a group you
 are not in answer exactly like ids that do not exist. Errors carry
 ` + "`" + `extensions.code` + "`" + `: UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT,
-CONFLICT or INTERNAL_SERVER_ERROR (and ` + "`" + `extensions.field` + "`" + ` for bad input);
+CONFLICT, RATE_LIMITED, UNAVAILABLE or INTERNAL_SERVER_ERROR (and
+` + "`" + `extensions.field` + "`" + ` for bad input);
 a request refused before it runs carries BAD_REQUEST, a GRAPHQL_ code or
 the code of the limit it exceeds.
 

@@ -84,6 +84,8 @@ const testPoll = 20 * time.Millisecond
 // returns once every shard is positioned.
 func startLive(t testing.TB, hub *live.Hub, s *store.Store) {
 	t.Helper()
+	_, err := s.EnableStream(context.Background())
+	require.NoError(t, err)
 	streams, err := store.NewStreamsClient(context.Background(), store.ClientConfig{Endpoint: dynamotest.Endpoint(t)})
 	require.NoError(t, err)
 	tailer := &live.Tailer{API: streams, StreamARN: s.StreamARN, Handle: hub.HandleRecords, Poll: testPoll, Refresh: time.Second}

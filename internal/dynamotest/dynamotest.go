@@ -36,7 +36,9 @@ func Client(t testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return db
 }
 
-// Table creates a uniquely named table and drops it when the test ends.
+// Table creates a uniquely named table and drops it when the test ends. It
+// has no stream (DynamoDB Local is much slower keeping one): tests of live
+// updates enable it (Store.EnableStream), as a server does on a local table.
 func Table(t testing.TB) string {
 	t.Helper()
 	b := make([]byte, 6)
@@ -45,7 +47,7 @@ func Table(t testing.TB) string {
 	s := store.New(Client(t), name, store.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := s.EnsureTable(ctx); err != nil {
+	if _, err := s.EnsureTableWithoutStream(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.DeleteTable(context.Background()) })
