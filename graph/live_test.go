@@ -186,38 +186,34 @@ func TestGroupEventsRefusesNonMembers(t *testing.T) {
 	noMessage(t, c, 300*time.Millisecond)
 }
 
-func TestGroupEventsCompletesWhenTheMemberLeaves(t *testing.T) {
-	api := apitest.New(t, apitest.Live())
-	ann, ben := api.User("1001", "Ann"), api.User("1002", "Ben")
-	g := ann.CreateGroup("Dinner")
-	ben.Join(g)
-	c := dial(t, api, ben)
-	ctx := context.Background()
-	require.NoError(t, c.Subscribe(ctx, "g", groupEventsSub, map[string]any{"g": g}))
-	waitSubscribed(t, api, 1)
+func TestGroupEventsCompletesWhenTheMembershipEnds(t *testing.T) {
+	for name, leave := range map[string]func(api *apitest.API, ben *apitest.User, g string){
+		"leaving through the API": func(_ *apitest.API, ben *apitest.User, g string) {
+			ben.Must(nil, `mutation($g: ID!) { leaveGroup(groupId: $g) }`, "g", g)
+		},
+		// Not through the API: the check per event reads the membership itself.
+		"removed by another path": func(api *apitest.API, _ *apitest.User, g string) {
+			_, err := api.Store.LeaveGroup(context.Background(), g, "1002")
+			require.NoError(t, err)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			api := apitest.New(t, apitest.Live())
+			ann, ben := api.User("1001", "Ann"), api.User("1002", "Ben")
+			g := ann.CreateGroup("Dinner")
+			ben.Join(g)
+			c := dial(t, api, ben)
+			require.NoError(t, c.Subscribe(context.Background(), "g", groupEventsSub, map[string]any{"g": g}))
+			waitSubscribed(t, api, 1)
 
-	ben.Must(nil, `mutation($g: ID!) { leaveGroup(groupId: $g) }`, "g", g)
-	completed(t, c, "g")
-	ann.Expense(g, "10.00", "1001")
-	ann.Expense(g, "12.00", "1001")
-	noMessage(t, c, 300*time.Millisecond)
-}
-
-func TestGroupEventsCompletesWhenTheMembershipEndsByAnotherPath(t *testing.T) {
-	api := apitest.New(t, apitest.Live())
-	ann, ben := api.User("1001", "Ann"), api.User("1002", "Ben")
-	g := ann.CreateGroup("Dinner")
-	ben.Join(g)
-	c := dial(t, api, ben)
-	require.NoError(t, c.Subscribe(context.Background(), "g", groupEventsSub, map[string]any{"g": g}))
-	waitSubscribed(t, api, 1)
-
-	// Not through the API: the check per event reads the membership itself.
-	_, err := api.Store.LeaveGroup(context.Background(), g, "1002")
-	require.NoError(t, err)
-	completed(t, c, "g")
-	ann.Expense(g, "10.00", "1001")
-	noMessage(t, c, 300*time.Millisecond)
+			leave(api, ben, g)
+			completed(t, c, "g")
+			ann.Expense(g, "10.00", "1001")
+			ann.Expense(g, "12.00", "1001")
+			noMessage(t, c, 300*time.Millisecond)
+			require.Zero(t, api.Live.Count())
+		})
+	}
 }
 
 func TestMyEventsFollowsTheUsersGroups(t *testing.T) {

@@ -232,3 +232,27 @@ func waitFor(t *testing.T, c *wsclient.Conn, id string) wsclient.Message {
 		}
 	}
 }
+
+func TestSubscriptionOverPlainHTTPIsRefused(t *testing.T) {
+	api := apitest.New(t, apitest.Live())
+	ann := api.User("1001", "Ann")
+	body := strings.NewReader(`{"query":"subscription { myEvents { id } }"}`)
+	req, err := http.NewRequest(http.MethodPost, api.URL(), body)
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", ann.Header())
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	var out struct {
+		Errors []struct {
+			Message    string
+			Extensions struct{ Code string }
+		}
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	require.Equal(t, "BAD_REQUEST", out.Errors[0].Extensions.Code)
+	require.Contains(t, out.Errors[0].Message, "WebSocket")
+	require.Zero(t, api.Live.Count())
+}

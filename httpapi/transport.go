@@ -97,6 +97,13 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		writeErrors(w, http.StatusMethodNotAllowed, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
 		return
 	}
+	if opCtx.Operation.Operation == ast.Subscription {
+		// One response cannot carry a stream of events.
+		msg := "subscriptions need a live connection: a WebSocket (graphql-transport-ws) or a POST with Accept: text/event-stream"
+		t.log.InfoContext(ctx, "request refused", "status", http.StatusBadRequest, "code", graph.CodeBadRequest, "reason", msg)
+		writeErrors(w, http.StatusBadRequest, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
+		return
+	}
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	resp := responses(ctx)
 	if retry, limited := rateLimited(resp); limited {
