@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
@@ -16,16 +17,39 @@ import (
 // the server, to show that what those clients rely on holds: Relay
 // pagination merging, normalized caching by id, error codes.
 func TestRealClients(t *testing.T) {
+	dir := e2eDir(t)
+	srv, s := server(t)
+	runNode(t, dir, "clients.test.mjs", srv.URL+"/graphql", s)
+}
+
+// TestRealClientsLive runs e2e/live.test.mjs: Apollo Client and urql
+// subscribed over graphql-transport-ws (graphql-ws) to a live server, the
+// cache kept up to date by the events alone, catch-up with sync tokens, and
+// the close codes of refused credentials.
+func TestRealClientsLive(t *testing.T) {
+	dir := e2eDir(t)
+	api := apitest.New(t, apitest.Live())
+	runNode(t, dir, "live.test.mjs", api.URL(), api.Store)
+}
+
+// e2eDir is the e2e/ directory, with the JavaScript clients installed.
+func e2eDir(t *testing.T) string {
+	t.Helper()
 	dir, err := filepath.Abs("../e2e")
 	require.NoError(t, err)
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@apollo", "client")); err != nil {
 		t.Fatal("the JavaScript clients are not installed: run `npm ci --prefix e2e` (make test does)")
 	}
+	return dir
+}
+
+// runNode runs `node --test file` in dir against the GraphQL endpoint url,
+// with access tokens for two users, Alice and Bob, in its environment.
+func runNode(t *testing.T, dir, file, url string, s *store.Store) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	require.NoError(t, err, "Node.js is needed for the client tests")
-
-	srv, s := server(t)
-	env := append(os.Environ(), "FRACTI_URL="+srv.URL+"/graphql")
+	env := append(os.Environ(), "FRACTI_URL="+url)
 	for name, id := range map[string]string{"ALICE": "4001", "BOB": "4002"} {
 		token, err := auth.NewToken()
 		require.NoError(t, err)
@@ -33,7 +57,7 @@ func TestRealClients(t *testing.T) {
 		require.NoError(t, err)
 		env = append(env, "FRACTI_TOKEN_"+name+"="+token, "FRACTI_USER_"+name+"="+id)
 	}
-	cmd := exec.Command(node, "--test", "clients.test.mjs")
+	cmd := exec.Command(node, "--test", file)
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
