@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/internal/wsclient"
@@ -255,4 +256,32 @@ func TestSubscriptionOverPlainHTTPIsRefused(t *testing.T) {
 	require.Equal(t, "BAD_REQUEST", out.Errors[0].Extensions.Code)
 	require.Contains(t, out.Errors[0].Message, "WebSocket")
 	require.Zero(t, api.Live.Count())
+}
+
+func TestLiveClosesADeadConnection(t *testing.T) {
+	api := apitest.New(t, apitest.Live(), apitest.LiveLimits(httpapi.LiveLimits{ConnectionsPerUser: 1, PingInterval: 100 * time.Millisecond}))
+	ann := api.User("1001", "Ann")
+	// A client that acknowledges and then goes silent: it never answers a ping.
+	ctx := context.Background()
+	ws, _, err := websocket.Dial(ctx, strings.Replace(api.URL(), "http", "ws", 1), &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	require.NoError(t, err)
+	defer ws.CloseNow()
+	init, _ := json.Marshal(map[string]any{"type": "connection_init", "payload": map[string]any{"Authorization": ann.Header()}})
+	require.NoError(t, ws.Write(ctx, websocket.MessageText, init))
+	_, ack, err := ws.Read(ctx)
+	require.NoError(t, err)
+	require.Contains(t, string(ack), "connection_ack")
+
+	// Its slot is taken until the server gives up on it (two ping intervals).
+	_, err = dialWS(t, api, map[string]any{"Authorization": ann.Header()})
+	ce, ok := wsclient.DialError(err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, 4429, ce.Code)
+	require.Eventually(t, func() bool {
+		c, err := dialWS(t, api, map[string]any{"Authorization": ann.Header()})
+		if err == nil {
+			_ = c.Close()
+		}
+		return err == nil
+	}, 10*time.Second, 50*time.Millisecond, "the dead connection was never cleaned up")
 }
