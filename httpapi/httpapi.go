@@ -121,7 +121,7 @@ func New(cfg Config) http.Handler {
 		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter, Live: cfg.Live,
 	},
 		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls})
-	liveT := newLiveTransports(cfg.LiveDone, authn, cfg.LiveLimits, cfg.Log)
+	liveT := newLiveTransports(cfg.LiveDone, cfg.CORSOrigins, authn, cfg.LiveLimits, cfg.Log)
 	gql.AddTransport(liveT.websocket())
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(liveT.sse())

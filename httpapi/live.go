@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -74,18 +75,19 @@ func (c *LiveLimits) defaults() {
 // liveTransports carries what live connections share on this instance.
 type liveTransports struct {
 	done   context.Context // live connections end when it does
+	accept socketAccepter
 	authn  *auth.Authenticator
 	limits LiveLimits
 	users  *live.UserConnections
 	log    *slog.Logger
 }
 
-func newLiveTransports(done context.Context, authn *auth.Authenticator, limits LiveLimits, log *slog.Logger) *liveTransports {
+func newLiveTransports(done context.Context, corsOrigins []string, authn *auth.Authenticator, limits LiveLimits, log *slog.Logger) *liveTransports {
 	limits.defaults()
 	if done == nil {
 		done = context.Background()
 	}
-	return &liveTransports{done: done, authn: authn, limits: limits, users: &live.UserConnections{Max: limits.ConnectionsPerUser}, log: log}
+	return &liveTransports{done: done, accept: newSocketAccepter(corsOrigins), authn: authn, limits: limits, users: &live.UserConnections{Max: limits.ConnectionsPerUser}, log: log}
 }
 
 // websocket is the graphql-transport-ws transport (and the older
@@ -93,7 +95,7 @@ func newLiveTransports(done context.Context, authn *auth.Authenticator, limits L
 func (l *liveTransports) websocket() transport.Websocket {
 	limit := l.limits.MaxMessageBytes
 	return transport.Websocket{
-		Implementation:        socketAccepter{},
+		Implementation:        l.accept,
 		InitFunc:              l.init,
 		InitTimeout:           initTimeout,
 		CloseFunc:             func(ctx context.Context, _ int) { releaseFrom(ctx)() },
@@ -274,10 +276,28 @@ func socketFrom(ctx context.Context) *socket {
 
 // socketAccepter accepts WebSockets with gqlgen's default implementation
 // and records each on its request's socket.
-type socketAccepter struct{}
+type socketAccepter struct{ impl transport.CoderWebsocketImplementation }
 
-func (socketAccepter) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
-	c, err := transport.CoderWebsocketImplementation{}.Accept(w, r, opts)
+// newSocketAccepter lets browsers open WebSockets from the origins CORS
+// allows ("*": any), as well as from the server's own; clients that send no
+// Origin (apps, scripts) are always let in. The credential travels in
+// connection_init, never in a cookie, so an origin cannot borrow anyone's.
+func newSocketAccepter(corsOrigins []string) socketAccepter {
+	var a socketAccepter
+	for _, o := range corsOrigins {
+		if o == "*" {
+			a.impl.AcceptOptions.InsecureSkipVerify = true
+			continue
+		}
+		if u, err := url.Parse(o); err == nil && u.Host != "" {
+			a.impl.AcceptOptions.OriginPatterns = append(a.impl.AcceptOptions.OriginPatterns, u.Host)
+		}
+	}
+	return a
+}
+
+func (a socketAccepter) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	c, err := a.impl.Accept(w, r, opts)
 	if err == nil {
 		socketFrom(r.Context()).set(c)
 	}

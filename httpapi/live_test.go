@@ -285,3 +285,24 @@ func TestLiveClosesADeadConnection(t *testing.T) {
 		return err == nil
 	}, 10*time.Second, 50*time.Millisecond, "the dead connection was never cleaned up")
 }
+
+func TestLiveWebSocketOrigins(t *testing.T) {
+	api := apitest.New(t, apitest.Live()) // CORS allows https://app.example
+	for origin, ok := range map[string]bool{"https://app.example": true, "https://evil.example": false, "": true} {
+		t.Run(origin, func(t *testing.T) {
+			h := http.Header{}
+			if origin != "" {
+				h.Set("Origin", origin)
+			}
+			ws, resp, err := websocket.Dial(context.Background(), strings.Replace(api.URL(), "http", "ws", 1),
+				&websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: h})
+			if ok {
+				require.NoError(t, err)
+				_ = ws.CloseNow()
+				return
+			}
+			require.Error(t, err)
+			require.Equal(t, http.StatusForbidden, resp.StatusCode)
+		})
+	}
+}
