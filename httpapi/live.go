@@ -276,7 +276,9 @@ func socketFrom(ctx context.Context) *socket {
 
 // socketAccepter accepts WebSockets with gqlgen's default implementation
 // and records each on its request's socket.
-type socketAccepter struct{ impl transport.CoderWebsocketImplementation }
+type socketAccepter struct {
+	impl transport.CoderWebsocketImplementation
+}
 
 // newSocketAccepter lets browsers open WebSockets from the origins CORS
 // allows ("*": any), as well as from the server's own; clients that send no
