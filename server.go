@@ -343,8 +343,8 @@ func startLive(ctx context.Context, cfg config, s *store.Store, log *slog.Logger
 		return nil, err
 	}
 	hub := live.NewHub(s, cfg.LiveBuffer, log)
-	tailer := &live.Tailer{API: streams, StreamARN: s.StreamARN, Handle: hub.HandleRecords, Poll: cfg.StreamPoll, Log: log}
-	hub.Status = tailer.Err
+	tailer := hub.Tail(streams, s.StreamARN)
+	tailer.Poll = cfg.StreamPoll
 	go tailer.Run(ctx)
 	return hub, nil
 }

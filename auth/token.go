@@ -1,10 +1,6 @@
 package auth
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,31 +30,23 @@ var (
 
 // NewToken returns a fresh random personal access token.
 func NewToken() (string, error) {
-	b := make([]byte, tokenBytes)
-	if _, err := rand.Read(b); err != nil {
+	token, err := newSecret(TokenPrefix, tokenBytes)
+	if err != nil {
 		return "", fmt.Errorf("generating access token: %w", err)
 	}
-	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b), nil
+	return token, nil
 }
 
 // HashToken returns the lowercase hex SHA-256 of the whole token, which is what the store keeps.
-func HashToken(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(sum[:])
-}
+func HashToken(token string) string { return hashSecret(token) }
 
 // checkToken rejects credentials NewToken cannot have produced, so garbage
 // never reaches the store.
 func checkToken(token string) error {
-	body, ok := strings.CutPrefix(token, TokenPrefix)
-	if !ok {
+	if !strings.HasPrefix(token, TokenPrefix) {
 		return fmt.Errorf("%w: it must start with %q", ErrTokenMalformed, TokenPrefix)
 	}
-	if len(token) != tokenLen {
-		return errTokenShape
-	}
-	// Strict also rejects non-zero trailing bits, so each token has exactly one spelling.
-	if b, err := base64.RawURLEncoding.Strict().DecodeString(body); err != nil || len(b) != tokenBytes {
+	if !isSecret(token, TokenPrefix, tokenBytes) {
 		return errTokenShape
 	}
 	return nil

@@ -65,8 +65,11 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 // them too, with a deadline.
 func (r *Resolver) freshLoaders(cfg HandlerConfig) graphql.ResponseMiddleware {
 	return func(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-		subscription := graphql.HasOperationContext(ctx) && graphql.GetOperationContext(ctx).Operation != nil &&
-			graphql.GetOperationContext(ctx).Operation.Operation == ast.Subscription
+		var subscription bool
+		if graphql.HasOperationContext(ctx) {
+			op := graphql.GetOperationContext(ctx).Operation
+			subscription = op != nil && op.Operation == ast.Subscription
+		}
 		if !subscription && loaders.Present(ctx) {
 			return next(ctx)
 		}

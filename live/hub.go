@@ -350,3 +350,12 @@ func (h *Hub) HandleRecords(ctx context.Context, records []Record) {
 		h.Publish(ctx, events)
 	}
 }
+
+// Tail returns a tailer that feeds the hub from the stream streamARN names,
+// and makes the hub refuse subscriptions while that stream is not read. Set
+// its Poll, Refresh and Log as needed, then Run it.
+func (h *Hub) Tail(api StreamsAPI, streamARN func(context.Context) (string, error)) *Tailer {
+	t := &Tailer{API: api, StreamARN: streamARN, Handle: h.HandleRecords, Log: h.log}
+	h.Status = t.Err
+	return t
+}

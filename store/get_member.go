@@ -26,11 +26,16 @@ func (s *Store) getMember(ctx context.Context, groupID, userID string, consisten
 // GetMembers reads many memberships (of any groups) with as few BatchGetItem
 // calls as possible. The result is aligned with keys; a missing one is nil.
 func (s *Store) GetMembers(ctx context.Context, keys []MemberKey) ([]*Member, error) {
+	return s.getMembers(ctx, keys, false)
+}
+
+// getMembers is GetMembers with the choice of strongly consistent reads.
+func (s *Store) getMembers(ctx context.Context, keys []MemberKey, consistent bool) ([]*Member, error) {
 	avKeys := make([]map[string]types.AttributeValue, len(keys))
 	for i, k := range keys {
 		avKeys[i] = tableKey(groupPK(k.GroupID), memberSK(k.UserID))
 	}
-	items, err := s.batchGet(ctx, dedupeKeys(avKeys))
+	items, err := s.batchRead(ctx, dedupeKeys(avKeys), consistent)
 	if err != nil {
 		return nil, err
 	}

@@ -78,22 +78,18 @@ func EventFromImage(newImage, oldImage map[string]types.AttributeValue) (ev Even
 // ActiveMembers reports which of the users are active members of the group,
 // read strongly consistent in as few BatchGetItem calls as possible.
 func (s *Store) ActiveMembers(ctx context.Context, groupID string, userIDs []string) (map[string]bool, error) {
-	keys := make([]map[string]types.AttributeValue, len(userIDs))
+	keys := make([]MemberKey, len(userIDs))
 	for i, u := range userIDs {
-		keys[i] = tableKey(groupPK(groupID), memberSK(u))
+		keys[i] = MemberKey{GroupID: groupID, UserID: u}
 	}
-	items, err := s.batchRead(ctx, dedupeKeys(keys), true)
-	if err != nil {
-		return nil, err
-	}
-	members, err := decodeAll(items, (*memberRecord).member)
+	members, err := s.getMembers(ctx, keys, true)
 	if err != nil {
 		return nil, err
 	}
 	active := make(map[string]bool, len(userIDs))
-	for i := range members {
-		if members[i].Active() {
-			active[members[i].UserID] = true
+	for _, m := range members {
+		if m.Active() {
+			active[m.UserID] = true
 		}
 	}
 	return active, nil

@@ -88,8 +88,8 @@ func startLive(t testing.TB, hub *live.Hub, s *store.Store) {
 	require.NoError(t, err)
 	streams, err := store.NewStreamsClient(context.Background(), store.ClientConfig{Endpoint: dynamotest.Endpoint(t)})
 	require.NoError(t, err)
-	tailer := &live.Tailer{API: streams, StreamARN: s.StreamARN, Handle: hub.HandleRecords, Poll: testPoll, Refresh: time.Second}
-	hub.Status = tailer.Err
+	tailer := hub.Tail(streams, s.StreamARN)
+	tailer.Poll, tailer.Refresh = testPoll, time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
