@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -54,10 +56,24 @@ func NewStreamsClient(ctx context.Context, cfg ClientConfig) (*dynamodbstreams.C
 	}), nil
 }
 
+// idleConnsPerHost is how many connections to DynamoDB stay open between
+// calls. The SDK's default of 10 made a server under 32 concurrent clients
+// open a new TCP connection for every few calls.
+const idleConnsPerHost = 256
+
+// newHTTPClient is the SDK's HTTP client with an idle pool sized for a
+// busy server.
+func newHTTPClient() *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConns = idleConnsPerHost
+		t.MaxIdleConnsPerHost = idleConnsPerHost
+	})
+}
+
 // loadAWSConfig is the AWS default chain, with a region and dummy
 // credentials for a local endpoint.
 func loadAWSConfig(ctx context.Context, cfg ClientConfig) (aws.Config, error) {
-	var loadOpts []func(*config.LoadOptions) error
+	loadOpts := []func(*config.LoadOptions) error{config.WithHTTPClient(newHTTPClient())}
 	if cfg.Region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(cfg.Region))
 	} else if cfg.Endpoint != "" {

@@ -8,12 +8,20 @@ import (
 	"github.com/aws/smithy-go/middleware"
 )
 
-// Counter counts the DynamoDB operations a client sends, by name, and the
-// items its reads return.
+// Counter counts the DynamoDB operations a client sends, by name, the
+// items its reads return, and the sequential waves they came in.
+//
+// A call's wave is one more than the highest wave of any call that had
+// finished when it started: calls sent together share a wave, and a call
+// that had to wait for another's answer comes a wave later. Waves is the
+// highest wave, the round trips on a request's critical path. A slow
+// scheduler can only push a call into a later wave, never an earlier one,
+// so the fewest waves over a few runs is the honest figure.
 type Counter struct {
-	mu    sync.Mutex
-	ops   map[string]int
-	items int
+	mu       sync.Mutex
+	ops      map[string]int
+	items    int
+	finished int // the highest wave among finished calls
 }
 
 // Option installs the counter on a client.
@@ -27,10 +35,12 @@ func (c *Counter) Option() func(*dynamodb.Options) {
 						c.ops = map[string]int{}
 					}
 					c.ops[middleware.GetOperationName(ctx)]++
+					wave := c.finished + 1
 					c.mu.Unlock()
 					out, md, err := next.HandleInitialize(ctx, in)
 					c.mu.Lock()
 					c.items += itemsRead(out.Result)
+					c.finished = max(c.finished, wave)
 					c.mu.Unlock()
 					return out, md, err
 				}), middleware.After)
@@ -67,10 +77,17 @@ func (c *Counter) ItemsRead() int {
 	return c.items
 }
 
+// Waves is the number of sequential waves of calls since the last Reset.
+func (c *Counter) Waves() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.finished
+}
+
 // Reset sets every count back to zero.
 func (c *Counter) Reset() {
 	c.mu.Lock()
-	c.ops, c.items = nil, 0
+	c.ops, c.items, c.finished = nil, 0, 0
 	c.mu.Unlock()
 }
 
