@@ -48,7 +48,7 @@ func TestVerify(t *testing.T) {
 	// Corrupt one balance behind the API's back: verify must notice.
 	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(table),
-		Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "GROUP#" + g.ID}, "SK": &types.AttributeValueMemberS{Value: "BALANCES#USD"}},
+		Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "GROUP#" + g.ID}, "SK": &types.AttributeValueMemberS{Value: "LEDGER#USD"}},
 		UpdateExpression:          aws.String("ADD #p :one"),
 		ExpressionAttributeNames:  map[string]string{"#p": "p:1"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "0.01"}},

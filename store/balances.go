@@ -13,7 +13,7 @@ import (
 )
 
 // A group's balances in one currency live on its GROUP#<id> /
-// BALANCES#<currency> item, one Number attribute per amount, so that every
+// LEDGER#<currency> item (its book), one Number attribute per amount, so that every
 // write changes them with ADD in the same transaction as the write itself
 // and reading them never reads expenses:
 //
@@ -57,6 +57,38 @@ func (g *GroupBalances) Book(cur money.Currency) *ledger.Book {
 	return ledger.NewBook(cur)
 }
 
+// Ledger is a group's LEDGER item as read: the current members, the
+// currencies it holds books in, the head of its activity chain and the
+// claims under way. A group's balances are its ledger and its books.
+type Ledger struct {
+	GroupID     string
+	Version     int64
+	MemberIDs   []string // sorted
+	Currencies  []string
+	Events      int64
+	HistoryHead string
+	Claims      map[string]string
+	// oldBooks: some books may still be at BALANCES#<currency>, where they
+	// were kept before the migration moved them beside the ledger.
+	oldBooks bool
+}
+
+// ledger turns the record into a Ledger.
+func (rec *ledgerRecord) ledger() (*Ledger, error) {
+	l := &Ledger{GroupID: groupIDFromPK(rec.PK), Version: rec.Version, MemberIDs: rec.MemberIDs,
+		Currencies: rec.Currencies, Events: rec.Events, HistoryHead: rec.Head, oldBooks: !rec.BooksBeside}
+	slices.Sort(l.MemberIDs)
+	for _, c := range rec.Claims {
+		if ph, user, ok := strings.Cut(c, ":"); ok {
+			if l.Claims == nil {
+				l.Claims = map[string]string{}
+			}
+			l.Claims[ph] = user
+		}
+	}
+	return l, nil
+}
+
 // GetBalances reads the balances of many groups in two rounds of
 // BatchGetItem (ledgers, then their currencies' books), whatever the number
 // of expenses. The result is aligned with groupIDs; a missing group is nil.
@@ -76,9 +108,7 @@ func (s *Store) StoredBalances(ctx context.Context, groupID string) (*GroupBalan
 	return gbs[0], nil
 }
 
-// getBalances reads the groups' balances as members see them: during a
-// placeholder's claim, its amounts are shown as the claimer's
-// (mergeClaims), so that nobody sees a half-moved state.
+// getBalances reads the groups' balances as members see them (mergeClaims).
 func (s *Store) getBalances(ctx context.Context, groupIDs []string, consistent bool) ([]*GroupBalances, error) {
 	gbs, err := s.readBalances(ctx, groupIDs, consistent)
 	for _, gb := range gbs {
@@ -89,8 +119,22 @@ func (s *Store) getBalances(ctx context.Context, groupIDs []string, consistent b
 	return gbs, err
 }
 
+// GetBooks reads the books of groups whose ledgers were read already, in
+// one round of BatchGetItem, and returns their balances as members see
+// them (mergeClaims), aligned with ledgers (nil for a nil ledger).
+func (s *Store) GetBooks(ctx context.Context, ledgers []*Ledger) ([]*GroupBalances, error) {
+	gbs, err := s.readBooks(ctx, ledgers, false)
+	for _, gb := range gbs {
+		if gb != nil {
+			gb.mergeClaims()
+		}
+	}
+	return gbs, err
+}
+
 // mergeClaims shows each claimed placeholder's amounts as its claimer's and
-// drops the placeholder from the members.
+// drops the placeholder from the members: during a placeholder's claim,
+// nobody sees a half-moved state.
 func (g *GroupBalances) mergeClaims() {
 	for ph, user := range g.Claims {
 		for _, b := range g.Books {
@@ -106,55 +150,98 @@ func (s *Store) readBalances(ctx context.Context, groupIDs []string, consistent 
 	for i, id := range groupIDs {
 		keys[i] = tableKey(groupPK(id), skLedger)
 	}
-	ledgers, err := s.batchRead(ctx, dedupeKeys(keys), consistent)
+	items, err := s.batchRead(ctx, dedupeKeys(keys), consistent)
 	if err != nil {
 		return nil, err
 	}
-	byGroup := make(map[string]*GroupBalances, len(ledgers))
-	var bookKeys []map[string]types.AttributeValue
-	for _, item := range ledgers {
-		var rec ledgerRecord
-		if err := attributevalue.UnmarshalMap(item, &rec); err != nil {
-			return nil, fmt.Errorf("decode ledger: %w", err)
-		}
-		id := groupIDFromPK(rec.PK)
-		slices.Sort(rec.MemberIDs)
-		byGroup[id] = &GroupBalances{GroupID: id, Version: rec.Version, MemberIDs: rec.MemberIDs, Events: rec.Events, HistoryHead: rec.Head}
-		for _, c := range rec.Claims {
-			if ph, user, ok := strings.Cut(c, ":"); ok {
-				if byGroup[id].Claims == nil {
-					byGroup[id].Claims = map[string]string{}
-				}
-				byGroup[id].Claims[ph] = user
-			}
-		}
-		for _, c := range rec.Currencies {
-			bookKeys = append(bookKeys, tableKey(rec.PK, balancesSK(c)))
-		}
-	}
-	books, err := s.batchRead(ctx, bookKeys, consistent)
-	if err != nil {
-		return nil, err
-	}
-	for _, item := range books {
-		b, err := decodeBook(item)
+	byGroup := make(map[string]*Ledger, len(items))
+	for _, item := range items {
+		l, err := decodeLedger(item)
 		if err != nil {
 			return nil, err
 		}
-		g := byGroup[itemGroupID(item)]
-		g.Books = append(g.Books, b)
+		byGroup[l.GroupID] = l
 	}
-	out := make([]*GroupBalances, len(groupIDs))
+	ledgers := make([]*Ledger, len(groupIDs))
 	for i, id := range groupIDs {
-		if g := byGroup[id]; g != nil {
-			slices.SortFunc(g.Books, func(x, y *ledger.Book) int { return strings.Compare(x.Currency.Code(), y.Currency.Code()) })
-			out[i] = g
+		ledgers[i] = byGroup[id]
+	}
+	return s.readBooks(ctx, ledgers, consistent)
+}
+
+// decodeLedger reads a LEDGER item.
+func decodeLedger(item map[string]types.AttributeValue) (*Ledger, error) {
+	var rec ledgerRecord
+	if err := attributevalue.UnmarshalMap(item, &rec); err != nil {
+		return nil, fmt.Errorf("decode ledger: %w", err)
+	}
+	return rec.ledger()
+}
+
+// readBooks reads the books of the ledgers' currencies (beside each ledger,
+// and where an unmigrated group may still keep them) and assembles each
+// group's balances exactly as stored.
+func (s *Store) readBooks(ctx context.Context, ledgers []*Ledger, consistent bool) ([]*GroupBalances, error) {
+	var keys []map[string]types.AttributeValue
+	for _, l := range ledgers {
+		if l != nil {
+			keys = append(keys, l.bookKeys()...)
+		}
+	}
+	items, err := s.batchRead(ctx, dedupeKeys(keys), consistent)
+	if err != nil {
+		return nil, err
+	}
+	books := make(map[string][]map[string]types.AttributeValue, len(ledgers))
+	for _, item := range items {
+		g := itemGroupID(item)
+		books[g] = append(books[g], item)
+	}
+	out := make([]*GroupBalances, len(ledgers))
+	for i, l := range ledgers {
+		if l != nil {
+			if out[i], err = l.balances(books[l.GroupID]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
 }
 
-// decodeBook reads a BALANCES#<currency> item.
+// bookKeys are the keys of the ledger's books.
+func (l *Ledger) bookKeys() []map[string]types.AttributeValue {
+	var keys []map[string]types.AttributeValue
+	for _, c := range l.Currencies {
+		keys = append(keys, tableKey(groupPK(l.GroupID), bookSK(c)))
+		if l.oldBooks {
+			keys = append(keys, tableKey(groupPK(l.GroupID), oldBookSK(c)))
+		}
+	}
+	return keys
+}
+
+// balances assembles the group's balances, exactly as stored, from its
+// ledger and its book items. A book found in both places (a group whose
+// books the migration has not moved yet, written to since) is their sum.
+func (l *Ledger) balances(bookItems []map[string]types.AttributeValue) (*GroupBalances, error) {
+	gb := &GroupBalances{GroupID: l.GroupID, Version: l.Version, MemberIDs: slices.Clone(l.MemberIDs),
+		Events: l.Events, HistoryHead: l.HistoryHead, Claims: l.Claims}
+	for _, item := range bookItems {
+		b, err := decodeBook(item)
+		if err != nil {
+			return nil, err
+		}
+		if i := slices.IndexFunc(gb.Books, func(x *ledger.Book) bool { return x.Currency == b.Currency }); i >= 0 {
+			gb.Books[i].Apply(bookDelta(b))
+			continue
+		}
+		gb.Books = append(gb.Books, b)
+	}
+	slices.SortFunc(gb.Books, func(x, y *ledger.Book) int { return strings.Compare(x.Currency.Code(), y.Currency.Code()) })
+	return gb, nil
+}
+
+// decodeBook reads a book item (LEDGER#<currency>, or BALANCES#<currency> before).
 func decodeBook(item map[string]types.AttributeValue) (*ledger.Book, error) {
 	code, _ := item[attrCurrency].(*types.AttributeValueMemberS)
 	if code == nil {

@@ -44,7 +44,7 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	ev.seal(chainHead{})
 	ledgerRec := ledgerRecord{
 		itemKey:   itemKey{PK: groupPK(g.ID), SK: skLedger},
-		MemberIDs: []string{in.Creator.UserID}, Events: ev.Seq, Head: ev.Hash,
+		MemberIDs: []string{in.Creator.UserID}, Events: ev.Seq, Head: ev.Hash, BooksBeside: true,
 	}
 	items := make([]types.TransactWriteItem, 0, 4)
 	for _, rec := range []any{g.record(), ledgerRec, mrec, ev.record()} {

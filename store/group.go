@@ -78,7 +78,7 @@ const (
 // Every write that changes balances also bumps its version, so that leaving
 // (allowed only at a zero balance) can be conditioned on nothing having
 // changed since the balances were read; currencies lists the group's
-// BALANCES#<currency> items. It also keeps the head of the group's activity
+// books (LEDGER#<currency> items). It also keeps the head of the group's activity
 // chain, so every write to the group passes through it.
 type ledgerRecord struct {
 	itemKey
@@ -91,6 +91,9 @@ type ledgerRecord struct {
 	// Claims are the placeholder claims under way, "<placeholderId>:<userId>"
 	// (claim_placeholder.go).
 	Claims []string `dynamodbav:"claims,stringset,omitempty"`
+	// BooksBeside: the group's books are all at LEDGER#<currency>; without
+	// it some may still be at BALANCES#<currency> (see keys.go).
+	BooksBeside bool `dynamodbav:"booksBeside,omitempty"`
 }
 
 func (g Group) record() groupRecord {

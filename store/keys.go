@@ -15,7 +15,7 @@ import (
 //	item                 PK                  SK                               GSI1PK / GSI1SK                  GSI2PK / GSI2SK              GSI3PK / GSI3SK
 //	group                GROUP#<groupId>     METADATA
 //	group ledger         GROUP#<groupId>     LEDGER
-//	group balances       GROUP#<groupId>     BALANCES#<currency>
+//	group book           GROUP#<groupId>     LEDGER#<currency>
 //	membership           GROUP#<groupId>     USER#<userId>                    USER#<userId> / GROUP#<groupId>
 //	expense              GROUP#<groupId>     TX#<createdAt>#<expenseId>                                        EXPENSE#<expenseId> / <groupId>  USER#<payerId> / TX#<createdAt>#<expenseId>
 //	expense participant  GROUP#<groupId>     PART#<expenseId>#<userId>        USER#<userId> / OWES#<createdAt>#<expenseId>                                     USER#<userId> / TX#<createdAt>#<expenseId>
@@ -29,6 +29,12 @@ import (
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>  (expires: ttl, when it has expiresAt)
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
 //	usage counters       USER#<userId>       USAGE#<YYYY-MM-DD>               (expires: ttl)
+//
+// A group's ledger, its books (one per currency) and its METADATA sort
+// next to each other and nothing else sorts between them, so that one Query
+// (SK BETWEEN "LEDGER" AND "METADATA") reads the group with its balances.
+// Books were BALANCES#<currency> items before (ledgers without booksBeside);
+// the migration moves them, and until it has, reads add both up.
 //
 // A deleted expense moves from TX# to DELETED# (out of every list) and keeps
 // its GSI2 keys, so that it is still found by id until it is restored or
@@ -83,7 +89,8 @@ const (
 	prefixSettlemnt = "SETTLEMENT#"
 	prefixToken     = "TOKEN#"
 	prefixIdem      = "IDEMPOTENCY#"
-	prefixBalances  = "BALANCES#"
+	prefixBook      = skLedger + "#"
+	prefixOldBook   = "BALANCES#"
 	prefixDeleted   = "DELETED#"
 	prefixRevision  = "REV#"
 	prefixEvent     = "EVENT#"
@@ -204,7 +211,15 @@ func usageSK(day string) string { return prefixUsage + day }
 
 func idempotencySK(key string) string { return prefixIdem + key }
 
-func balancesSK(currency string) string { return prefixBalances + currency }
+// bookSK is the key of a group's book in one currency, beside its ledger.
+func bookSK(currency string) string { return prefixBook + currency }
+
+// oldBookSK is where a book was kept before it moved beside the ledger.
+func oldBookSK(currency string) string { return prefixOldBook + currency }
+
+// groupHeadRange is the sort-key range of a group's ledger, books and
+// METADATA: BETWEEN its two values.
+func groupHeadRange() (from, to string) { return skLedger, skMetadata }
 
 // checkpointSK names one segment of a migration's parallel scan.
 func checkpointSK(segment, segments int) string {

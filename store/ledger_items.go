@@ -173,7 +173,7 @@ func (s *Store) balancesUpdate(groupID string, d ledger.Delta) types.TransactWri
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 &s.table,
-		Key:                       tableKey(groupPK(groupID), balancesSK(d.Currency.Code())),
+		Key:                       tableKey(groupPK(groupID), bookSK(d.Currency.Code())),
 		UpdateExpression:          aws.String(expr),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,

@@ -27,7 +27,9 @@ import (
 //   - a group, when it has no ledger (it predates kept balances), gets a
 //     ledger of its current members and its balances worked out from its
 //     expenses and completed settlements; then version 1 and formatVersion 2,
-//     so that a group in the current format lacks nothing.
+//     so that a group in the current format lacks nothing;
+//   - a group whose books are still at BALANCES#<currency> gets them moved
+//     beside its ledger (move_books.go).
 //
 // Every write is conditioned so that it never overwrites what the server
 // wrote meanwhile (the server writes only the current format), and an item
@@ -328,6 +330,11 @@ func (m *migration) settlement(ctx context.Context, item map[string]types.Attrib
 // version and format: a group in the current format lacks nothing.
 func (m *migration) group(ctx context.Context, item map[string]types.AttributeValue, format int) (int, error) {
 	changed, err := m.ledger(ctx, itemGroupID(item))
+	if err != nil {
+		return changed, err
+	}
+	moved, err := m.books(ctx, itemGroupID(item))
+	changed += moved
 	if err != nil || format >= formatCurrent {
 		return changed, err
 	}
@@ -353,7 +360,7 @@ func (m *migration) ledger(ctx context.Context, groupID string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	rec := ledgerRecord{itemKey: itemKey{PK: groupPK(groupID), SK: skLedger}, MemberIDs: members}
+	rec := ledgerRecord{itemKey: itemKey{PK: groupPK(groupID), SK: skLedger}, MemberIDs: members, BooksBeside: true}
 	var books []types.TransactWriteItem
 	for cur, b := range r.Books {
 		rec.Currencies = append(rec.Currencies, cur.Code())
