@@ -36,6 +36,8 @@ var (
 	tablePrefixCond = prefixKeyCond(attrPK, attrSK)
 	gsi1PrefixCond  = prefixKeyCond(attrGSI1PK, attrGSI1SK)
 	gsi3PrefixCond  = prefixKeyCond(attrGSI3PK, attrGSI3SK)
+	// groupHeadCond reads one partition's sort keys from :from to :to.
+	groupHeadCond = attrPK + " = :pk AND " + attrSK + " BETWEEN :from AND :to"
 	// gsi2IDCond finds an expense or settlement by id (:pk).
 	gsi2IDCond = attrGSI2PK + " = :pk"
 )

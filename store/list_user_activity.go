@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 )
 
 // Activity is one entry of a user's timeline: exactly one of its fields is set.
@@ -19,7 +20,7 @@ type Activity struct {
 // merged by time; a cursor holds the position in each stream.
 func (s *Store) ListUserActivity(ctx context.Context, userID string, args PageArgs) (Page[Activity], error) {
 	first := min(max(args.First, 0), MaxPageSize)
-	streams := []listQuery{s.userActivityQuery(userID, prefixTx), s.userActivityQuery(userID, prefixSettle)}
+	streams := []listQuery{s.userActivityQuery(ctx, userID, prefixTx), s.userActivityQuery(ctx, userID, prefixSettle)}
 	list := "activity:" + userID
 	positions := make([]map[string]string, len(streams))
 	if args.After != "" {
@@ -30,21 +31,28 @@ func (s *Store) ListUserActivity(ctx context.Context, userID string, args PageAr
 		positions = keys
 	}
 
-	// Read up to first+1 items of each stream: enough for the page whatever the mix.
-	heads := make([][]map[string]types.AttributeValue, len(streams))
+	// Read up to first+1 items of each stream, both at once: enough for the
+	// page whatever the mix.
+	starts := make([]map[string]types.AttributeValue, len(streams))
 	for i, q := range streams {
-		var start map[string]types.AttributeValue
 		if len(positions[i]) > 0 {
 			var err error
-			if start, err = startKey(positions[i], q.keys); err != nil {
+			if starts[i], err = startKey(positions[i], q.keys); err != nil {
 				return Page[Activity]{}, err
 			}
 		}
-		items, err := s.collect(ctx, q, start, first+1)
-		if err != nil {
-			return Page[Activity]{}, err
-		}
-		heads[i] = items
+	}
+	heads := make([][]map[string]types.AttributeValue, len(streams))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, q := range streams {
+		g.Go(func() error {
+			var err error
+			heads[i], err = s.collect(gctx, q, starts[i], first+1)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return Page[Activity]{}, err
 	}
 
 	var page Page[Activity]

@@ -5,7 +5,7 @@ import "context"
 // ListUserExpenses pages through the expenses the user paid (alone or with
 // others) in the groups they are in, newest first (access pattern 11).
 func (s *Store) ListUserExpenses(ctx context.Context, userID string, args PageArgs) (Page[Expense], error) {
-	items, cursors, hasNext, err := s.query(ctx, s.userActivityQuery(userID, prefixTx), args)
+	items, cursors, hasNext, err := s.query(ctx, s.userActivityQuery(ctx, userID, prefixTx), args)
 	if err != nil {
 		return Page[Expense]{}, err
 	}

@@ -12,6 +12,6 @@ func (s *Store) ListUserShares(ctx context.Context, userID string, args PageArgs
 		keyCond: gsi1PrefixCond,
 		values:  prefixValues(userKey(userID), prefixOwes),
 		keys:    gsi1Keys,
-		keep:    s.inCurrentGroups(userID),
+		keep:    s.inCurrentGroups(ctx, userID),
 	}, args, (*participantRecord).share)
 }

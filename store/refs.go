@@ -14,8 +14,10 @@ import (
 // the item's group and time, otherwise by id through GSI2.
 
 // indexLookupConcurrency bounds the parallel GSI2 queries of one batch:
-// unlike table keys, index keys cannot be read with BatchGetItem.
-const indexLookupConcurrency = 8
+// unlike table keys, index keys cannot be read with BatchGetItem. A loader's
+// batch holds at most MaxBatchGet refs, so all of its lookups go out in one
+// wave (eight at a time made 50 lookups 7 round trips long).
+const indexLookupConcurrency = MaxBatchGet
 
 // getByRefs reads n items, each either by table key or by a GSI2 partition
 // key as locate decides, and returns whatever exists.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -12,21 +13,49 @@ import (
 
 // userActivityQuery is one kind of the user's activity on GSI3, newest
 // first, in the groups they are still in.
-func (s *Store) userActivityQuery(userID, prefix string) listQuery {
+func (s *Store) userActivityQuery(ctx context.Context, userID, prefix string) listQuery {
 	return listQuery{
 		list:    "user-activity:" + prefix + userID,
 		index:   indexGSI3,
 		keyCond: gsi3PrefixCond,
 		values:  prefixValues(userKey(userID), prefix),
 		keys:    gsi3Keys,
-		keep:    s.inCurrentGroups(userID),
+		keep:    s.inCurrentGroups(ctx, userID),
 	}
+}
+
+// CurrentGroupsFunc starts reading the ids of the groups a user is in now
+// and returns what waits for them. A request's loaders provide one
+// (WithCurrentGroups), so that every list of the request filters by one
+// read made alongside its own, not by a read after each page.
+type CurrentGroupsFunc func(ctx context.Context, userID string) func() ([]string, error)
+
+type currentGroupsKey struct{}
+
+// WithCurrentGroups makes the user lists read under ctx filter by f.
+func WithCurrentGroups(ctx context.Context, f CurrentGroupsFunc) context.Context {
+	return context.WithValue(ctx, currentGroupsKey{}, f)
 }
 
 // inCurrentGroups keeps the items (all in GROUP#<id> partitions) of groups
 // the user is still a member of: what a group holds is for its members, and
-// someone who left keeps no window into it. One BatchGetItem per page read.
-func (s *Store) inCurrentGroups(userID string) func(context.Context, []map[string]types.AttributeValue) ([]bool, error) {
+// someone who left keeps no window into it. With a CurrentGroupsFunc on ctx,
+// it starts that read now; without, it costs one BatchGetItem per page read.
+func (s *Store) inCurrentGroups(ctx context.Context, userID string) func(context.Context, []map[string]types.AttributeValue) ([]bool, error) {
+	if f, _ := ctx.Value(currentGroupsKey{}).(CurrentGroupsFunc); f != nil {
+		wait := f(ctx, userID)
+		return func(_ context.Context, items []map[string]types.AttributeValue) ([]bool, error) {
+			ids, err := wait()
+			if err != nil {
+				return nil, err
+			}
+			keep := make([]bool, len(items))
+			for i, it := range items {
+				keep[i] = slices.Contains(ids, itemGroupID(it))
+			}
+			return keep, nil
+		}
+	}
 	return func(ctx context.Context, items []map[string]types.AttributeValue) ([]bool, error) {
 		var keys []MemberKey
 		seen := map[string]bool{}

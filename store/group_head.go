@@ -1,0 +1,74 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// GroupHead is a group with its balances as members see them: its METADATA,
+// ledger and books, which sort together (keys.go). Both are nil when the
+// group does not exist.
+type GroupHead struct {
+	Group    *Group
+	Balances *GroupBalances
+}
+
+// GetGroupHead reads a group and its balances with one Query, whatever the
+// number of its expenses (a group the migration has not moved the books of
+// yet costs one BatchGetItem more).
+func (s *Store) GetGroupHead(ctx context.Context, groupID string) (GroupHead, error) {
+	from, to := groupHeadRange()
+	items, err := s.collect(ctx, listQuery{
+		list:    "head:" + groupID,
+		keyCond: groupHeadCond,
+		values:  map[string]types.AttributeValue{":pk": str(groupPK(groupID)), ":from": str(from), ":to": str(to)},
+		forward: true,
+	}, nil, math.MaxInt32)
+	if err != nil {
+		return GroupHead{}, err
+	}
+	var head GroupHead
+	var l *Ledger
+	var books []map[string]types.AttributeValue
+	for _, item := range items {
+		switch sk := keyAttr(item, attrSK); {
+		case sk == skMetadata:
+			gs, err := decodeAll([]map[string]types.AttributeValue{item}, (*groupRecord).group)
+			if err != nil {
+				return GroupHead{}, err
+			}
+			head.Group = &gs[0]
+		case sk == skLedger:
+			if l, err = decodeLedger(item); err != nil {
+				return GroupHead{}, err
+			}
+		case strings.HasPrefix(sk, prefixBook):
+			books = append(books, item)
+		default:
+			return GroupHead{}, fmt.Errorf("group %s: unexpected item %s beside the ledger", groupID, sk)
+		}
+	}
+	if head.Group == nil || l == nil {
+		return GroupHead{}, nil
+	}
+	if l.oldBooks {
+		keys := make([]map[string]types.AttributeValue, len(l.Currencies))
+		for i, c := range l.Currencies {
+			keys[i] = tableKey(groupPK(groupID), oldBookSK(c))
+		}
+		old, err := s.batchGet(ctx, keys)
+		if err != nil {
+			return GroupHead{}, err
+		}
+		books = append(books, old...)
+	}
+	if head.Balances, err = l.balances(books); err != nil {
+		return GroupHead{}, err
+	}
+	head.Balances.mergeClaims()
+	return head, nil
+}

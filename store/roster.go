@@ -1,0 +1,85 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// RosterLimit is the most memberships a roster holds. A group with more is
+// read as before: its members page by page, and one by one where asked for.
+const RosterLimit = 200
+
+// Roster is every membership of a group, current and former, read with one
+// Query: what a group's screen needs to show its members, authorize its
+// viewer and name every payer, beneficiary and debtor, without reading any
+// membership again.
+type Roster struct {
+	GroupID string
+	Members []Member // in user-id order, as the members list sorts them
+	// Complete: the group has at most RosterLimit memberships and Members
+	// holds them all, so a user missing from it is no member.
+	Complete bool
+}
+
+// GetRoster reads the group's memberships, up to RosterLimit of them.
+func (s *Store) GetRoster(ctx context.Context, groupID string) (*Roster, error) {
+	items, err := s.collect(ctx, listQuery{
+		list:    "roster:" + groupID,
+		keyCond: tablePrefixCond,
+		values:  prefixValues(groupPK(groupID), prefixUser),
+		forward: true,
+	}, nil, RosterLimit+1)
+	if err != nil {
+		return nil, err
+	}
+	r := &Roster{GroupID: groupID, Complete: len(items) <= RosterLimit}
+	if r.Members, err = decodeAll(items[:min(len(items), RosterLimit)], (*memberRecord).member); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Member is the user's membership, current or former, and whether the
+// roster can tell: false when it is incomplete and does not hold the user.
+func (r *Roster) Member(userID string) (m *Member, known bool) {
+	i, found := slices.BinarySearchFunc(r.Members, memberSK(userID), func(m Member, sk string) int {
+		return strings.Compare(memberSK(m.UserID), sk)
+	})
+	if found {
+		return &r.Members[i], true
+	}
+	return nil, r.Complete
+}
+
+// MembersPage is the page of the group's current members that ListMembers
+// would read, with the same cursors, taken from a complete roster.
+func (s *Store) MembersPage(r *Roster, args PageArgs) (Page[Member], error) {
+	list := "members:" + r.GroupID
+	first := min(max(args.First, 0), MaxPageSize)
+	var after string
+	if args.After != "" {
+		keys, err := s.cursors.decode(list, args.After, 1)
+		if err != nil {
+			return Page[Member]{}, err
+		}
+		if _, err := startKey(keys[0], tableKeys); err != nil {
+			return Page[Member]{}, err
+		}
+		after = keys[0][attrSK]
+	}
+	page := Page[Member]{HasPrevious: args.After != ""}
+	for _, m := range r.Members {
+		sk := memberSK(m.UserID)
+		if sk <= after || !m.Active() {
+			continue
+		}
+		if len(page.Items) == first {
+			page.HasNext = true
+			break
+		}
+		page.Items = append(page.Items, m)
+		page.Cursors = append(page.Cursors, s.cursors.encode(list, map[string]string{attrPK: groupPK(r.GroupID), attrSK: sk}))
+	}
+	return page, nil
+}
