@@ -96,7 +96,12 @@ func group(ctx context.Context, groupID string) (*store.Group, error) {
 
 // member loads a membership that an object of a visible group refers to
 // (a payer, a beneficiary, a settlement's party), former members included.
+// A reference asked only for the member's id reads nothing: the id is the
+// group's and the user's, which the referring object holds.
 func member(ctx context.Context, groupID, userID string) (*store.Member, error) {
+	if !selectsBeyond(ctx, "__typename", "id", "userId") {
+		return &store.Member{GroupID: groupID, UserID: userID}, nil
+	}
 	m, err := loaders.Member(ctx, groupID, userID)
 	if err == nil && m == nil {
 		err = &internalError{fmt.Errorf("member %s of group %s is referenced but missing", userID, groupID)}

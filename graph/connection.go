@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/fracti/api/graph/model"
+	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
 )
 
@@ -15,8 +16,9 @@ const defaultPageSize = 20
 type listFunc[T any] func(ctx context.Context, owner string, args store.PageArgs) (store.Page[T], error)
 
 // listPage reads the page of owner's list that a connection's first and
-// after ask for.
-func listPage[T any](ctx context.Context, list listFunc[T], owner string, first *int, after *string) (store.Page[T], error) {
+// after ask for: the one its parent started reading (prefetchPage, under the
+// list's name), or else now.
+func listPage[T any](ctx context.Context, name string, list listFunc[T], owner string, first *int, after *string) (store.Page[T], error) {
 	args := store.PageArgs{First: defaultPageSize}
 	if first != nil {
 		args.First = *first
@@ -27,7 +29,9 @@ func listPage[T any](ctx context.Context, list listFunc[T], owner string, first 
 	if after != nil {
 		args.After = *after
 	}
-	return list(ctx, owner, args)
+	return loaders.Page(ctx, loaders.PageKey{List: name, Owner: owner, Args: args}, func(ctx context.Context) (store.Page[T], error) {
+		return list(ctx, owner, args)
+	})
 }
 
 // connectionOf has the shape of every generated connection whose nodes are
@@ -42,8 +46,8 @@ type connectionOf[E, T any] struct {
 // listConnection reads a page of owner's list as a Relay connection: edges
 // made by edge, the nodes, and page info. The edges point into the nodes,
 // so each item exists once.
-func listConnection[T, E any](ctx context.Context, list listFunc[T], owner string, first *int, after *string, edge func(cursor string, node *T) E) (*connectionOf[E, T], error) {
-	p, err := listPage(ctx, list, owner, first, after)
+func listConnection[T, E any](ctx context.Context, name string, list listFunc[T], owner string, first *int, after *string, edge func(cursor string, node *T) E) (*connectionOf[E, T], error) {
+	p, err := listPage(ctx, name, list, owner, first, after)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func (r *groupResolver) ChatID(ctx context.Context, obj *store.Group) (*string, 
 
 // Members is the resolver for the members field.
 func (r *groupResolver) Members(ctx context.Context, obj *store.Group, first *int, after *string) (*model.MemberConnection, error) {
-	c, err := listConnection(ctx, r.Store.ListMembers, obj.ID, first, after, func(cursor string, m *store.Member) model.MemberEdge {
+	c, err := listConnection(ctx, "members", loaders.MembersPage, obj.ID, first, after, func(cursor string, m *store.Member) model.MemberEdge {
 		return model.MemberEdge{Cursor: cursor, Node: m}
 	})
 	return (*model.MemberConnection)(c), err
@@ -45,13 +45,13 @@ func (r *groupResolver) Member(ctx context.Context, obj *store.Group, userID str
 
 // Expenses is the resolver for the expenses field.
 func (r *groupResolver) Expenses(ctx context.Context, obj *store.Group, first *int, after *string) (*model.ExpenseConnection, error) {
-	c, err := listConnection(ctx, r.Store.ListExpenses, obj.ID, first, after, expenseEdge)
+	c, err := listConnection(ctx, "expenses", r.Store.ListExpenses, obj.ID, first, after, expenseEdge)
 	return (*model.ExpenseConnection)(c), err
 }
 
 // Settlements is the resolver for the settlements field.
 func (r *groupResolver) Settlements(ctx context.Context, obj *store.Group, first *int, after *string) (*model.SettlementConnection, error) {
-	c, err := listConnection(ctx, r.Store.ListSettlements, obj.ID, first, after, settlementEdge)
+	c, err := listConnection(ctx, "settlements", r.Store.ListSettlements, obj.ID, first, after, settlementEdge)
 	return (*model.SettlementConnection)(c), err
 }
 
@@ -104,7 +104,7 @@ func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *b
 
 // Activity is the resolver for the activity field.
 func (r *groupResolver) Activity(ctx context.Context, obj *store.Group, first *int, after *string) (*model.GroupActivityConnection, error) {
-	c, err := listConnection(ctx, r.Store.ListEvents, obj.ID, first, after, func(cursor string, ev *store.Event) model.GroupEventEdge {
+	c, err := listConnection(ctx, "group-activity", r.Store.ListEvents, obj.ID, first, after, func(cursor string, ev *store.Event) model.GroupEventEdge {
 		return model.GroupEventEdge{Cursor: cursor, Node: ev}
 	})
 	return (*model.GroupActivityConnection)(c), err
@@ -187,11 +187,14 @@ func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input mod
 	return &updated, nil
 }
 
-// Group is the resolver for the group field.
+// Group is the resolver for the group field. The reads of the fields
+// selected under it start at once, alongside the check of the viewer's
+// membership (prefetchGroup).
 func (r *queryResolver) Group(ctx context.Context, id string) (*store.Group, error) {
 	if !uuidPattern.MatchString(id) {
 		return nil, nil
 	}
+	r.prefetchGroup(ctx, id)
 	return visibleGroup(ctx, id)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // Node finds any Node by id. The id's shape tells the type apart, except for
@@ -50,6 +51,25 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 		return nilIfHidden(loaders.Member(ctx, groupID, userID))
 	}
 	return nil, nil
+}
+
+// Nodes is the resolver for the nodes field.
+// Each id is looked up in its own goroutine, so that all of them join the
+// loaders' batches together.
+func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]model.Node, error) {
+	if len(ids) > store.MaxPageSize {
+		return nil, badInput("ids", "at most %d ids, got %d", store.MaxPageSize, len(ids))
+	}
+	out := make([]model.Node, len(ids))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, id := range ids {
+		g.Go(func() error {
+			n, err := r.Node(gctx, id)
+			out[i] = n
+			return err
+		})
+	}
+	return out, g.Wait()
 }
 
 // Mutation returns generated.MutationResolver implementation.

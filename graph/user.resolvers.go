@@ -23,21 +23,30 @@ func (r *currencyTotalResolver) ID(ctx context.Context, obj *model.CurrencyTotal
 	return obj.UserID + ":" + obj.Currency.Code(), nil
 }
 
-// Me is the resolver for the me field.
+// Me is the resolver for the me field. When a selected field needs every
+// group of the viewer's (the summary, or a list that shows only the groups
+// they are in), that read starts now, once, for all of them.
 func (r *queryResolver) Me(ctx context.Context) (*model.User, error) {
-	return currentUser(ctx)
+	u, err := currentUser(ctx)
+	if err == nil && selectsBeyond(ctx, "__typename", "id", "name", "username", "groups", "accessTokens", "usage") {
+		loaders.PrefetchUserGroups(ctx, u.ID)
+	}
+	return u, err
 }
 
 // Groups lists the viewer's groups: User objects are only ever the viewer
 // (see me and node), so the user's lists are the viewer's own records.
 func (r *userResolver) Groups(ctx context.Context, obj *model.User, first *int, after *string) (*model.GroupConnection, error) {
-	p, err := listPage(ctx, r.Store.ListUserGroups, obj.ID, first, after)
+	p, err := listPage(ctx, "user-groups", loaders.UserGroupsPage, obj.ID, first, after)
 	if err != nil {
 		return nil, err
 	}
 	ids := make([]string, len(p.Items))
 	for i, m := range p.Items {
 		ids[i] = m.GroupID
+	}
+	if nodesSelect(ctx, "balances", "debts", "historyHead") {
+		loaders.PrefetchLedgers(ctx, ids) // in the same batch as the groups
 	}
 	groups, err := loaders.Groups(ctx, ids)
 	if err != nil {
@@ -56,13 +65,13 @@ func (r *userResolver) Groups(ctx context.Context, obj *model.User, first *int, 
 
 // ExpensesPaid is the resolver for the expensesPaid field.
 func (r *userResolver) ExpensesPaid(ctx context.Context, obj *model.User, first *int, after *string) (*model.ExpenseConnection, error) {
-	c, err := listConnection(ctx, r.Store.ListUserExpenses, obj.ID, first, after, expenseEdge)
+	c, err := listConnection(ctx, "user-expenses", r.Store.ListUserExpenses, obj.ID, first, after, expenseEdge)
 	return (*model.ExpenseConnection)(c), err
 }
 
 // Owes is the resolver for the owes field.
 func (r *userResolver) Owes(ctx context.Context, obj *model.User, first *int, after *string) (*model.ShareConnection, error) {
-	c, err := listConnection(ctx, r.Store.ListUserShares, obj.ID, first, after, func(cursor string, sh *store.Share) model.ShareEdge {
+	c, err := listConnection(ctx, "user-owes", r.Store.ListUserShares, obj.ID, first, after, func(cursor string, sh *store.Share) model.ShareEdge {
 		return model.ShareEdge{Cursor: cursor, Node: sh}
 	})
 	return (*model.ShareConnection)(c), err
@@ -70,13 +79,13 @@ func (r *userResolver) Owes(ctx context.Context, obj *model.User, first *int, af
 
 // Settlements is the resolver for the settlements field.
 func (r *userResolver) Settlements(ctx context.Context, obj *model.User, first *int, after *string) (*model.SettlementConnection, error) {
-	c, err := listConnection(ctx, r.Store.ListUserSettlements, obj.ID, first, after, settlementEdge)
+	c, err := listConnection(ctx, "user-settlements", r.Store.ListUserSettlements, obj.ID, first, after, settlementEdge)
 	return (*model.SettlementConnection)(c), err
 }
 
 // Activity is the resolver for the activity field.
 func (r *userResolver) Activity(ctx context.Context, obj *model.User, first *int, after *string) (*model.ActivityConnection, error) {
-	p, err := listPage(ctx, r.Store.ListUserActivity, obj.ID, first, after)
+	p, err := listPage(ctx, "user-activity", r.Store.ListUserActivity, obj.ID, first, after)
 	if err != nil {
 		return nil, err
 	}
@@ -97,20 +106,13 @@ func (r *userResolver) Activity(ctx context.Context, obj *model.User, first *int
 // reads their memberships and the groups' ledgers and books, so its cost
 // grows with the number of groups, never with the number of expenses.
 func (r *userResolver) Summary(ctx context.Context, obj *model.User) (*model.UserSummary, error) {
-	var groupIDs []string
-	args := store.PageArgs{First: store.MaxPageSize}
-	for {
-		p, err := r.Store.ListUserGroups(ctx, obj.ID, args)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range p.Items {
-			groupIDs = append(groupIDs, m.GroupID)
-		}
-		if !p.HasNext {
-			break
-		}
-		args.After = p.Cursors[len(p.Cursors)-1]
+	memberships, err := loaders.UserGroups(ctx, obj.ID)
+	if err != nil {
+		return nil, err
+	}
+	groupIDs := make([]string, len(memberships))
+	for i, m := range memberships {
+		groupIDs[i] = m.GroupID
 	}
 	all, err := loaders.BalancesOf(ctx, groupIDs)
 	if err != nil {

@@ -3,6 +3,8 @@ package loaders
 import (
 	"context"
 
+	"github.com/graph-gophers/dataloader/v7"
+
 	"github.com/fracti/api/store"
 )
 
@@ -12,34 +14,75 @@ import (
 
 // Group is the group with this id.
 func Group(ctx context.Context, groupID string) (*store.Group, error) {
-	return from(ctx).groups.Load(ctx, groupID)()
+	l := from(ctx)
+	if h, err := l.head(ctx, groupID); err != nil || h != nil {
+		return headGroup(h, err)
+	}
+	return item(l.items.Load(ctx, store.GroupKey(groupID)), groupOf)
 }
 
 // Groups are the groups with these ids, in their order.
 func Groups(ctx context.Context, groupIDs []string) ([]*store.Group, error) {
-	return many(from(ctx).groups.LoadMany(ctx, groupIDs)())
+	l := from(ctx)
+	thunks := make([]func() (*store.Group, error), len(groupIDs))
+	for i, id := range groupIDs {
+		thunks[i] = l.group(ctx, id)
+	}
+	return wait(thunks)
+}
+
+// group starts loading a group and returns what waits for it.
+func (l *Loaders) group(ctx context.Context, groupID string) func() (*store.Group, error) {
+	if f := lookup(&l.started.mu, l.started.heads, groupID); f != nil {
+		return func() (*store.Group, error) {
+			h, err := f.get(ctx)
+			return headGroup(&h, err)
+		}
+	}
+	th := l.items.Load(ctx, store.GroupKey(groupID))
+	return func() (*store.Group, error) { return item(th, groupOf) }
+}
+
+// member starts loading a membership and returns what waits for it: from
+// the group's roster when that was started and can tell, else by key.
+func (l *Loaders) member(ctx context.Context, k store.MemberKey) func() (*store.Member, error) {
+	if f := lookup(&l.started.mu, l.started.rosters, k.GroupID); f != nil {
+		return func() (*store.Member, error) {
+			r, err := f.get(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if m, known := r.Member(k.UserID); known {
+				return m, nil
+			}
+			return item(l.items.Load(ctx, k.Item()), memberOf)
+		}
+	}
+	th := l.items.Load(ctx, k.Item())
+	return func() (*store.Member, error) { return item(th, memberOf) }
 }
 
 // Member is a user's membership in a group, current or former.
 func Member(ctx context.Context, groupID, userID string) (*store.Member, error) {
-	return from(ctx).members.Load(ctx, store.MemberKey{GroupID: groupID, UserID: userID})()
+	return from(ctx).member(ctx, store.MemberKey{GroupID: groupID, UserID: userID})()
 }
 
 // Members are these users' memberships in a group, in their order.
 func Members(ctx context.Context, groupID string, userIDs []string) ([]*store.Member, error) {
-	keys := make([]store.MemberKey, len(userIDs))
+	l := from(ctx)
+	thunks := make([]func() (*store.Member, error), len(userIDs))
 	for i, u := range userIDs {
-		keys[i] = store.MemberKey{GroupID: groupID, UserID: u}
+		thunks[i] = l.member(ctx, store.MemberKey{GroupID: groupID, UserID: u})
 	}
-	return many(from(ctx).members.LoadMany(ctx, keys)())
+	return wait(thunks)
 }
 
 // GroupAndMember is a group and one user's membership in it: the pair every
-// check of who may see a group needs.
+// check of who may see a group needs, read together.
 func GroupAndMember(ctx context.Context, groupID, userID string) (*store.Group, *store.Member, error) {
 	l := from(ctx)
-	member := l.members.Load(ctx, store.MemberKey{GroupID: groupID, UserID: userID})
-	group := l.groups.Load(ctx, groupID)
+	member := l.member(ctx, store.MemberKey{GroupID: groupID, UserID: userID})
+	group := l.group(ctx, groupID)
 	m, err := member()
 	if err != nil {
 		return nil, nil, err
@@ -58,31 +101,85 @@ func Settlement(ctx context.Context, ref store.SettlementRef) (*store.Settlement
 	return from(ctx).settlements.Load(ctx, ref)()
 }
 
-// Balances are a group's kept balances.
+// Balances are a group's kept balances: from its head when that was
+// started, else its ledger and then its books.
 func Balances(ctx context.Context, groupID string) (*store.GroupBalances, error) {
-	return from(ctx).balances.Load(ctx, groupID)()
+	gbs, err := BalancesOf(ctx, []string{groupID})
+	if err != nil {
+		return nil, err
+	}
+	return gbs[0], nil
 }
 
-// BalancesOf are these groups' kept balances, in their order.
+// BalancesOf are these groups' kept balances, in their order: all their
+// ledgers in one batch, then all their books in another.
 func BalancesOf(ctx context.Context, groupIDs []string) ([]*store.GroupBalances, error) {
-	return many(from(ctx).balances.LoadMany(ctx, groupIDs)())
+	l := from(ctx)
+	out := make([]*store.GroupBalances, len(groupIDs))
+	var rest []int
+	for i, id := range groupIDs {
+		if f := lookup(&l.started.mu, l.started.heads, id); f != nil {
+			h, err := f.get(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = h.Balances
+			continue
+		}
+		rest = append(rest, i)
+	}
+	PrefetchLedgers(ctx, pick(groupIDs, rest))
+	var withLedger []string
+	for _, i := range rest {
+		it, err := l.items.Load(ctx, store.LedgerKey(groupIDs[i]))()
+		if err != nil {
+			return nil, err
+		}
+		if it.Ledger != nil {
+			withLedger = append(withLedger, groupIDs[i])
+		}
+	}
+	books, err := many(l.books.LoadMany(ctx, withLedger)())
+	if err != nil {
+		return nil, err
+	}
+	byGroup := make(map[string]*store.GroupBalances, len(books))
+	for _, b := range books {
+		if b != nil {
+			byGroup[b.GroupID] = b
+		}
+	}
+	for _, i := range rest {
+		out[i] = byGroup[groupIDs[i]]
+	}
+	return out, nil
+}
+
+// PrefetchLedgers starts loading the groups' ledgers, so that they join the
+// batch of whatever else is loaded by key now (the groups themselves).
+func PrefetchLedgers(ctx context.Context, groupIDs []string) {
+	l := from(ctx)
+	for _, id := range groupIDs {
+		l.items.Load(ctx, store.LedgerKey(id))
+	}
 }
 
 // ByID is the group, expense or settlement with this id (a *store.Group,
 // *store.Expense or *store.Settlement), or nil: the three share the id space
-// of UUIDs, so all three are looked up at once and the first found wins.
+// of UUIDs. The group and the expense are looked up at once; the settlement
+// only when neither exists, which saves a lookup for every id that names
+// one of the others (settlements are the fewest).
 func ByID(ctx context.Context, id string) (any, error) {
 	l := from(ctx)
-	group := l.groups.Load(ctx, id)
+	group := l.group(ctx, id)
 	expense := l.expenses.Load(ctx, store.ExpenseRef{ID: id})
-	settlement := l.settlements.Load(ctx, store.SettlementRef{ID: id})
 	if g, err := group(); err != nil || g != nil {
 		return found(g, err)
 	}
 	if e, err := expense(); err != nil || e != nil {
 		return found(e, err)
 	}
-	return found(settlement())
+	return found(l.settlements.Load(ctx, store.SettlementRef{ID: id})())
 }
 
 // found is v as an interface, nil when v is a nil pointer or err is set (a
@@ -102,4 +199,46 @@ func many[V any](values []V, errs []error) ([]V, error) {
 		}
 	}
 	return values, nil
+}
+
+// headGroup is a started head's group.
+func headGroup(h *store.GroupHead, err error) (*store.Group, error) {
+	if err != nil {
+		return nil, err
+	}
+	return h.Group, nil
+}
+
+// item waits for a group item and returns one of its fields.
+func item[V any](th dataloader.Thunk[*store.GroupItem], field func(*store.GroupItem) *V) (*V, error) {
+	it, err := th()
+	if err != nil || it == nil {
+		return nil, err
+	}
+	return field(it), nil
+}
+
+func groupOf(it *store.GroupItem) *store.Group   { return it.Group }
+func memberOf(it *store.GroupItem) *store.Member { return it.Member }
+
+// wait waits for every thunk, in order, and stops at the first error.
+func wait[V any](thunks []func() (*V, error)) ([]*V, error) {
+	out := make([]*V, len(thunks))
+	for i, th := range thunks {
+		v, err := th()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// pick is the values at the indexes.
+func pick[V any](values []V, at []int) []V {
+	out := make([]V, len(at))
+	for j, i := range at {
+		out[j] = values[i]
+	}
+	return out
 }

@@ -1,7 +1,13 @@
 // Package loaders batches and caches, per request, the lookups that GraphQL
 // resolvers make one object at a time: groups, members, expenses,
 // settlements and balances. Fifty expenses asking for their payers cost one
-// BatchGetItem, not fifty GetItems.
+// BatchGetItem, not fifty GetItems; groups, memberships and ledgers wanted
+// at the same moment share one BatchGetItem.
+//
+// A resolver that knows what its children will ask for starts those reads
+// before they do (prefetch.go): a group's screen reads its head, roster and
+// lists at once, in one round trip, and its payers and beneficiaries come
+// from the roster without a read of their own.
 //
 // Resolvers use the typed getters (Group, Member, Expense, …) and, after a
 // write, Wrote: the loaders own their cache, including what a write makes
@@ -25,11 +31,12 @@ const DefaultWait = 2 * time.Millisecond
 
 // Loaders are one request's dataloaders and their caches.
 type Loaders struct {
-	groups      loader[string, store.Group]
-	members     loader[store.MemberKey, store.Member]
+	store       *store.Store
+	items       loader[store.GroupItemKey, store.GroupItem] // groups, memberships, ledgers
+	books       loader[string, store.GroupBalances]         // after their ledgers
 	expenses    loader[store.ExpenseRef, store.Expense]
 	settlements loader[store.SettlementRef, store.Settlement]
-	balances    loader[string, store.GroupBalances]
+	started     started // the reads prefetch started
 }
 
 // loader is a dataloader with the cache it fills, kept at hand so that a
@@ -41,13 +48,44 @@ type loader[K comparable, V any] struct {
 
 // New returns fresh loaders over s that wait wait before each batch.
 func New(s *store.Store, wait time.Duration) *Loaders {
-	return &Loaders{
-		groups:      newLoader(wait, s.GetGroups),      // BatchGetItem
-		members:     newLoader(wait, s.GetMembers),     // BatchGetItem
+	l := &Loaders{
+		store:       s,
+		items:       newLoader(wait, groupItems(s)),    // BatchGetItem
 		expenses:    newLoader(wait, s.GetExpenses),    // BatchGetItem by key, GSI2 by id
 		settlements: newLoader(wait, s.GetSettlements), // like expenses
-		balances:    newLoader(wait, s.GetBalances),    // ledger, then books
 	}
+	l.books = newLoader(wait, l.fetchBooks) // BatchGetItem, once the ledgers are in
+	return l
+}
+
+// groupItems adapts GetGroupItems to a loader's batch function.
+func groupItems(s *store.Store) func(context.Context, []store.GroupItemKey) ([]*store.GroupItem, error) {
+	return func(ctx context.Context, keys []store.GroupItemKey) ([]*store.GroupItem, error) {
+		items, err := s.GetGroupItems(ctx, keys)
+		out := make([]*store.GroupItem, len(items))
+		for i := range items {
+			out[i] = &items[i]
+		}
+		return out, err
+	}
+}
+
+// fetchBooks reads the books of groups whose ledgers the items loader holds
+// (Balances loads them first, so this finds them cached).
+func (l *Loaders) fetchBooks(ctx context.Context, groupIDs []string) ([]*store.GroupBalances, error) {
+	thunks := make([]dataloader.Thunk[*store.GroupItem], len(groupIDs))
+	for i, id := range groupIDs {
+		thunks[i] = l.items.Load(ctx, store.LedgerKey(id))
+	}
+	ledgers := make([]*store.Ledger, len(groupIDs))
+	for i, th := range thunks {
+		it, err := th()
+		if err != nil {
+			return nil, err
+		}
+		ledgers[i] = it.Ledger
+	}
+	return l.store.GetBooks(ctx, ledgers)
 }
 
 // newLoader turns a store batch read (results aligned with keys, nil when
@@ -94,8 +132,10 @@ func Middleware(s *store.Store, wait time.Duration) func(http.Handler) http.Hand
 	}
 }
 
-// With puts loaders on a context.
+// With puts loaders on a context, and makes the store's lists of a user's
+// items filter by the user's groups as the loaders read them once.
 func With(ctx context.Context, l *Loaders) context.Context {
+	ctx = store.WithCurrentGroups(ctx, l.currentGroupIDs)
 	return context.WithValue(ctx, ctxKey{}, l)
 }
 

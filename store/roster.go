@@ -55,31 +55,11 @@ func (r *Roster) Member(userID string) (m *Member, known bool) {
 // MembersPage is the page of the group's current members that ListMembers
 // would read, with the same cursors, taken from a complete roster.
 func (s *Store) MembersPage(r *Roster, args PageArgs) (Page[Member], error) {
-	list := "members:" + r.GroupID
-	first := min(max(args.First, 0), MaxPageSize)
-	var after string
-	if args.After != "" {
-		keys, err := s.cursors.decode(list, args.After, 1)
-		if err != nil {
-			return Page[Member]{}, err
-		}
-		if _, err := startKey(keys[0], tableKeys); err != nil {
-			return Page[Member]{}, err
-		}
-		after = keys[0][attrSK]
-	}
-	page := Page[Member]{HasPrevious: args.After != ""}
-	for _, m := range r.Members {
-		sk := memberSK(m.UserID)
-		if sk <= after || !m.Active() {
-			continue
-		}
-		if len(page.Items) == first {
-			page.HasNext = true
-			break
-		}
-		page.Items = append(page.Items, m)
-		page.Cursors = append(page.Cursors, s.cursors.encode(list, map[string]string{attrPK: groupPK(r.GroupID), attrSK: sk}))
-	}
-	return page, nil
+	return memoryList[Member]{
+		list: "members:" + r.GroupID, attrs: tableKeys, order: attrSK,
+		key: func(m *Member) map[string]string {
+			return map[string]string{attrPK: groupPK(m.GroupID), attrSK: memberSK(m.UserID)}
+		},
+		include: (*Member).Active,
+	}.page(s, r.Members, args)
 }

@@ -98,21 +98,12 @@ func (s *Store) ActiveMembers(ctx context.Context, groupID string, userIDs []str
 // UserGroupIDs lists the ids of every group the user is an active member
 // of, all pages.
 func (s *Store) UserGroupIDs(ctx context.Context, userID string) ([]string, error) {
+	all, err := s.AllUserGroups(ctx, userID)
 	var ids []string
-	args := PageArgs{First: MaxPageSize}
-	for {
-		page, err := s.ListUserGroups(ctx, userID, args)
-		if err != nil {
-			return nil, err
+	for _, m := range all {
+		if m.Active() {
+			ids = append(ids, m.GroupID)
 		}
-		for _, m := range page.Items {
-			if m.Active() {
-				ids = append(ids, m.GroupID)
-			}
-		}
-		if !page.HasNext {
-			return ids, nil
-		}
-		args.After = page.Cursors[len(page.Cursors)-1]
 	}
+	return ids, err
 }

@@ -285,6 +285,7 @@ type ComplexityRoot struct {
 		Group      func(childComplexity int, id string) int
 		Me         func(childComplexity int) int
 		Node       func(childComplexity int, id string) int
+		Nodes      func(childComplexity int, ids []string) int
 		Settlement func(childComplexity int, id string) int
 	}
 
@@ -1508,6 +1509,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 	case "Query.settlement":
 		if e.ComplexityRoot.Query.Settlement == nil {
 			break
@@ -2060,6 +2072,13 @@ type Query {
   not see it.
   """
   node("The object's id." id: ID!): Node
+
+  """
+  Objects by id, in the order of the ids: each as ` + "`" + `node` + "`" + ` would return it
+  (null when it does not exist or you may not see it). At most 100 ids; all
+  are looked up together, so refetching many objects costs one round trip.
+  """
+  nodes("The objects' ids: at most 100." ids: [ID!]!): [Node]!
 }
 
 "Entry points for writing."

@@ -1,0 +1,125 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/store"
+)
+
+// Request-shaped reads: a resolver looks at the fields selected under it and
+// starts the reads they will make, so that those run alongside its own
+// instead of after it. What is started is only read, never shown: the
+// fields that use it run only once the resolver has checked the viewer may
+// see its object.
+
+// selection is the fields selected under the resolver's field, fragments
+// and @include/@skip applied; none outside a field.
+func selection(ctx context.Context) []graphql.CollectedField {
+	if graphql.GetFieldContext(ctx) == nil {
+		return nil
+	}
+	return graphql.CollectFieldsCtx(ctx, nil)
+}
+
+// selectsBeyond reports whether the selection under the resolver's field
+// has a field other than the given ones (true outside a field: everything
+// may be wanted).
+func selectsBeyond(ctx context.Context, fields ...string) bool {
+	if graphql.GetFieldContext(ctx) == nil {
+		return true
+	}
+	for _, f := range selection(ctx) {
+		if !slices.Contains(fields, f.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// nodesSelect reports whether a connection's nodes (under nodes, or
+// edges.node) select any of the named fields.
+func nodesSelect(ctx context.Context, names ...string) bool {
+	op := graphql.GetOperationContext(ctx)
+	named := func(fields []graphql.CollectedField) bool {
+		return slices.ContainsFunc(fields, func(f graphql.CollectedField) bool { return slices.Contains(names, f.Name) })
+	}
+	for _, f := range selection(ctx) {
+		switch f.Name {
+		case "nodes":
+			if named(graphql.CollectFields(op, f.Selections, nil)) {
+				return true
+			}
+		case "edges":
+			for _, e := range graphql.CollectFields(op, f.Selections, nil) {
+				if e.Name == "node" && named(graphql.CollectFields(op, e.Selections, nil)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// groupScalars are the group's fields that its METADATA item holds.
+var groupScalars = []string{"__typename", "id", "chatId", "title", "currency", "createdAt", "memberCount", "settlementConfirmation", "version"}
+
+// prefetchGroup starts the reads of a group's selected fields while its
+// viewer's membership is checked: its head for balances and debts, its
+// roster for anything that names members (which also answers the check),
+// and the first page of each list.
+func (r *Resolver) prefetchGroup(ctx context.Context, groupID string) {
+	var head, roster bool
+	for _, f := range selection(ctx) {
+		switch f.Name {
+		case "balances", "debts", "historyHead":
+			head = true
+		case "expenses":
+			prefetchPage(ctx, f, "expenses", groupID, r.Store.ListExpenses)
+		case "settlements":
+			prefetchPage(ctx, f, "settlements", groupID, r.Store.ListSettlements)
+		case "activity":
+			prefetchPage(ctx, f, "group-activity", groupID, r.Store.ListEvents)
+		}
+		if !slices.Contains(groupScalars, f.Name) && f.Name != "historyHead" && f.Name != "syncToken" {
+			roster = true
+		}
+	}
+	loaders.PrefetchGroup(ctx, groupID, head, roster)
+}
+
+// prefetchPage starts reading the page of a connection field f asks for,
+// under the key its resolver will look it up by (pageOf); arguments it
+// would refuse start nothing.
+func prefetchPage[T any](ctx context.Context, f graphql.CollectedField, name, owner string, list listFunc[T]) {
+	args := f.ArgumentMap(graphql.GetOperationContext(ctx).Variables)
+	first, ok := intArg(args["first"])
+	after, _ := args["after"].(string)
+	if !ok || first < 0 || first > store.MaxPageSize {
+		return
+	}
+	pa := store.PageArgs{First: first, After: after}
+	loaders.PrefetchPage(ctx, loaders.PageKey{List: name, Owner: owner, Args: pa}, func(ctx context.Context) (store.Page[T], error) {
+		return list(ctx, owner, pa)
+	})
+}
+
+// intArg reads an Int argument, as a literal or a variable holds it; an
+// argument left out or null is the default page size, as the resolver has it.
+func intArg(v any) (int, bool) {
+	switch n := v.(type) {
+	case nil:
+		return defaultPageSize, true
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case json.Number:
+		i, err := n.Int64()
+		return int(i), err == nil
+	}
+	return 0, false
+}
