@@ -46,7 +46,7 @@ func (r *userResolver) Groups(ctx context.Context, obj *model.User, first *int, 
 		ids[i] = m.GroupID
 	}
 	if nodesSelect(ctx, "balances", "debts", "historyHead") {
-		loaders.PrefetchLedgers(ctx, ids) // in the same batch as the groups
+		loaders.PrefetchBalances(ctx, ids) // the ledgers in the same batch as the groups
 	}
 	groups, err := loaders.Groups(ctx, ids)
 	if err != nil {
@@ -69,11 +69,20 @@ func (r *userResolver) ExpensesPaid(ctx context.Context, obj *model.User, first 
 	return (*model.ExpenseConnection)(c), err
 }
 
-// Owes is the resolver for the owes field.
+// Owes is the resolver for the owes field. The groups and payers its
+// shares name are loaded together, before the shares' fields ask for them.
 func (r *userResolver) Owes(ctx context.Context, obj *model.User, first *int, after *string) (*model.ShareConnection, error) {
 	c, err := listConnection(ctx, "user-owes", r.Store.ListUserShares, obj.ID, first, after, func(cursor string, sh *store.Share) model.ShareEdge {
 		return model.ShareEdge{Cursor: cursor, Node: sh}
 	})
+	if err == nil && nodesSelect(ctx, "group", "payer", "expense") {
+		groups := make([]string, len(c.Nodes))
+		payers := make([]store.MemberKey, len(c.Nodes))
+		for i, sh := range c.Nodes {
+			groups[i], payers[i] = sh.GroupID, store.MemberKey{GroupID: sh.GroupID, UserID: sh.PayerID}
+		}
+		loaders.Prefetch(ctx, groups, payers)
+	}
 	return (*model.ShareConnection)(c), err
 }
 

@@ -155,6 +155,27 @@ func BalancesOf(ctx context.Context, groupIDs []string) ([]*store.GroupBalances,
 	return out, nil
 }
 
+// PrefetchBalances starts loading the groups' balances: their ledgers now,
+// in the batch of whatever else is loaded by key now, and then all their
+// books in one batch, which each group's Balances then finds.
+func PrefetchBalances(ctx context.Context, groupIDs []string) {
+	PrefetchLedgers(ctx, groupIDs)
+	goFetch(ctx, func(ctx context.Context) ([]*store.GroupBalances, error) { return BalancesOf(ctx, groupIDs) })
+}
+
+// Prefetch starts loading groups and memberships that fields are about to
+// ask for one by one, so that they go out in one batch however the fields'
+// goroutines are scheduled.
+func Prefetch(ctx context.Context, groupIDs []string, members []store.MemberKey) {
+	l := from(ctx)
+	for _, id := range groupIDs {
+		l.group(ctx, id)
+	}
+	for _, k := range members {
+		l.member(ctx, k)
+	}
+}
+
 // PrefetchLedgers starts loading the groups' ledgers, so that they join the
 // batch of whatever else is loaded by key now (the groups themselves).
 func PrefetchLedgers(ctx context.Context, groupIDs []string) {
