@@ -212,8 +212,12 @@ func TestHomeScreenIsAtMostSixCallsInThreeWaves(t *testing.T) {
 	alice.Must(nil, `mutation { createGroup(input: {title: "Mine", currency: "EUR"}) { id } }`)
 	var out struct {
 		Me struct {
-			Groups  struct{ Nodes []struct{ Balances []struct{ Net string } } }
-			Summary struct{ Totals []struct{ Currency, YouOwe string } }
+			Groups struct {
+				Nodes []struct{ Balances []struct{ Net string } }
+			}
+			Summary struct {
+				Totals []struct{ Currency, YouOwe string }
+			}
 		}
 	}
 	calls, waves := cost(t, api, alice, &out, HomeScreen)
