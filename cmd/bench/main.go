@@ -1,0 +1,277 @@
+// Command bench measures what the API's main screens cost: DynamoDB calls,
+// waves and items per request, latency, CPU and allocations per request and
+// throughput, each beside a hand-written raw SDK client reading the same data.
+//
+//	go run ./cmd/bench [-n 200] [-c 32] [-d 5s] [-screens group,home,owes,byid]
+//
+// It uses DYNAMODB_ENDPOINT when set; otherwise it starts a throwaway
+// in-memory DynamoDB Local (scripts/dynamodb-local.sh) and stops it at exit.
+// Either way it seeds a fresh, uniquely named table and drops it afterwards.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph/limits"
+	"github.com/fracti/api/httpapi"
+	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/store"
+)
+
+// options are the command's flags.
+type options struct {
+	n          int           // sequential requests for latency, CPU and allocations
+	clients    int           // concurrent clients for throughput
+	duration   time.Duration // how long each throughput run lasts
+	screens    []string      // which screens to run, in order
+	keepTable  bool          // leave the table behind (with an external endpoint)
+	loaderWait time.Duration // the server's dataloader batch window (0: its default)
+}
+
+// allScreens is every screen the tool knows, in the order it prints them.
+var allScreens = []string{"group", "home", "owes", "byid"}
+
+func main() {
+	var o options
+	var screens string
+	flag.IntVar(&o.n, "n", 200, "sequential requests per screen and side (latency, CPU, allocations)")
+	flag.IntVar(&o.clients, "c", 32, "concurrent clients in the throughput runs")
+	flag.DurationVar(&o.duration, "d", 5*time.Second, "duration of each throughput run")
+	flag.StringVar(&screens, "screens", strings.Join(allScreens, ","), "comma-separated screens to run: "+strings.Join(allScreens, ", "))
+	flag.BoolVar(&o.keepTable, "keep-table", false, "do not drop the table at the end")
+	flag.DurationVar(&o.loaderWait, "loader-wait", 0, "the server's dataloader batch window (0: the server's default)")
+	flag.Parse()
+	for _, s := range strings.Split(screens, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if !contains(allScreens, s) {
+			fmt.Fprintf(os.Stderr, "bench: unknown screen %q (known: %s)\n", s, strings.Join(allScreens, ", "))
+			os.Exit(2)
+		}
+		o.screens = append(o.screens, s)
+	}
+	if o.n < 1 || o.clients < 1 || o.duration <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: -n and -c must be positive, -d longer than zero")
+		os.Exit(2)
+	}
+
+	// Ctrl-C must not leave a Java process behind: cleanup runs on the
+	// signal as well as on a normal or failed return.
+	var cleanups cleanupList
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		fmt.Fprintf(os.Stderr, "\nbench: %v: cleaning up\n", s)
+		cleanups.run()
+		os.Exit(130)
+	}()
+
+	err := run(context.Background(), o, &cleanups)
+	cleanups.run()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// cleanupList holds what must be undone at exit, run once, newest first,
+// from whichever of main and the signal handler gets there first.
+type cleanupList struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// add registers fn to run at exit.
+func (c *cleanupList) add(fn func()) {
+	c.mu.Lock()
+	c.fns = append(c.fns, fn)
+	c.mu.Unlock()
+}
+
+// run runs every registered function once, newest first.
+func (c *cleanupList) run() {
+	c.mu.Lock()
+	fns := c.fns
+	c.fns = nil
+	c.mu.Unlock()
+	for i := len(fns) - 1; i >= 0; i-- {
+		fns[i]()
+	}
+}
+
+// run is the whole benchmark: engine, table, seed, server, measurements.
+func run(ctx context.Context, o options, cleanups *cleanupList) error {
+	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+	if endpoint == "" {
+		ep, err := startDynamoDBLocal(cleanups)
+		if err != nil {
+			return err
+		}
+		endpoint = ep
+	}
+	fmt.Fprintf(os.Stderr, "DynamoDB at %s\n", endpoint)
+
+	// A client without a counter for setup and seeding, so that the
+	// counted clients hold only what the screens do.
+	setupDB, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint})
+	if err != nil {
+		return err
+	}
+	table := uniqueTableName()
+	setup := store.New(setupDB, table, store.Options{CursorSecret: []byte("bench")})
+	if _, err := setup.EnsureTableWithoutStream(ctx); err != nil {
+		return err
+	}
+	if !o.keepTable {
+		cleanups.add(func() { _ = setup.DeleteTable(context.Background()) })
+	}
+	fmt.Fprintf(os.Stderr, "table %s\n", table)
+
+	start := time.Now()
+	data, err := seed(ctx, setup)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "seeded in %s: %d groups, %d expenses, %d settlements, %d writes\n",
+		time.Since(start).Round(100*time.Millisecond), len(data.groups), data.expenses, data.settlements, data.writes)
+
+	// The server: exactly as apitest builds it, with its own counter.
+	serverCalls := &dynamotest.Counter{}
+	serverDB, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint}, serverCalls.Option())
+	if err != nil {
+		return err
+	}
+	s := store.New(serverDB, table, store.Options{CursorSecret: []byte("bench")})
+	token, err := auth.NewToken()
+	if err != nil {
+		return err
+	}
+	if _, err := setup.CreateToken(ctx, store.Token{Hash: auth.HashToken(token), UserID: viewerID, Name: viewerName}); err != nil {
+		return err
+	}
+	handler := httpapi.New(httpapi.Config{
+		Store: s,
+		Log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		// The byid screen asks for 50 expenses in one operation; the
+		// defaults (20 aliases, 10 root fields) would refuse it, so the
+		// bench raises them as an operator would (MAX_ALIASES, MAX_ROOT_FIELDS).
+		Limits:     limits.Config{MaxAliases: 64, MaxRootFields: 64},
+		LoaderWait: o.loaderWait,
+	})
+	srv := &serverSide{handler: handler, auth: "Bearer " + token, calls: serverCalls}
+
+	// The raw client: the same client configuration, its own counter.
+	rawCalls := &dynamotest.Counter{}
+	rawDB, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint}, rawCalls.Option())
+	if err != nil {
+		return err
+	}
+	raw := &rawClient{db: rawDB, table: table, user: viewerID, calls: rawCalls}
+	if raw.booksPrefix, err = detectBooksPrefix(ctx, setupDB, table, data.bigGroup); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "per-currency books are %s<currency> items\n", raw.booksPrefix)
+
+	var rows []row
+	var tput []throughput
+	for _, name := range o.screens {
+		sc := buildScreen(name, data, srv, raw)
+		fmt.Fprintf(os.Stderr, "measuring %s ...\n", name)
+		r, t, err := measureScreen(ctx, sc, o)
+		if err != nil {
+			return fmt.Errorf("screen %s: %w", name, err)
+		}
+		rows = append(rows, r...)
+		tput = append(tput, t)
+	}
+	printReport(os.Stdout, o, rows, tput, raw.booksPrefix)
+	return nil
+}
+
+// startDynamoDBLocal starts an in-memory DynamoDB Local with the repository's
+// script and returns its endpoint. Stopping it is registered before it
+// starts, so that a Ctrl-C while it starts up stops it too (as long as the
+// script has written its pid file by then).
+func startDynamoDBLocal(cleanups *cleanupList) (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".local"), 0o755); err != nil {
+		return "", err
+	}
+	script := filepath.Join(root, "scripts", "dynamodb-local.sh")
+	pidfile := filepath.Join(root, ".local", fmt.Sprintf("bench-dynamodb-%d.pid", os.Getpid()))
+	cleanups.add(func() {
+		cmd := exec.Command(script, "stop", pidfile)
+		cmd.Stderr = os.Stderr
+		_ = cmd.Run()
+		_ = os.Remove(strings.TrimSuffix(pidfile, ".pid") + ".log")
+	})
+	fmt.Fprintln(os.Stderr, "starting DynamoDB Local (in memory) ...")
+	cmd := exec.Command(script, "start-memory", pidfile)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("start DynamoDB Local: %w", err)
+	}
+	port := strings.TrimSpace(string(out))
+	if port == "" {
+		return "", errors.New("start DynamoDB Local: the script printed no port")
+	}
+	return "http://127.0.0.1:" + port, nil
+}
+
+// repoRoot is the nearest directory at or above the working directory whose
+// go.mod declares this module, where the scripts live.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.Contains(string(b), "module github.com/fracti/api\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside the github.com/fracti/api repository: run from it, or set DYNAMODB_ENDPOINT")
+		}
+		dir = parent
+	}
+}
+
+// uniqueTableName keeps runs against a shared endpoint apart.
+func uniqueTableName() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "fracti-bench-" + hex.EncodeToString(b)
+}
+
+// contains reports whether xs holds x.
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

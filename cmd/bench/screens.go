@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/fracti/api/internal/dynamotest"
+)
+
+// The screens' GraphQL operations, as a client sends them.
+const (
+	groupQuery = `query($g: ID!) { group(id: $g) { id title currency memberCount
+  members(first: 50) { nodes { id userId name username } }
+  expenses(first: 20) { pageInfo { hasNextPage endCursor } nodes { id description amount currency createdAt
+    payer { id name } payers { amount member { id name } } splits { amount member { id name } } } }
+  balances { currency net member { id name } }
+  debts { amount currency from { id name } to { id name } } } }`
+
+	homeQuery = `query { me { id
+  groups(first: 30) { nodes { id title currency balances { currency net member { id } } } }
+  summary { totals { currency youAreOwed youOwe net } }
+  activity(first: 20) { nodes { ... on Expense { id description amount } ... on Settlement { id amount } } } } }`
+
+	owesQuery = `query { me { owes(first: 50) { nodes { amount expense { description } payer { name } group { title } } } } }`
+)
+
+// byIDCount is how many expenses the byid screen asks for in one operation.
+const byIDCount = 50
+
+// byIDQuery asks for each expense by id under its own alias.
+func byIDQuery(ids []string) string {
+	var b strings.Builder
+	b.WriteString("query {")
+	for i, id := range ids {
+		fmt.Fprintf(&b, " e%d: expense(id: %q) { id description amount }", i, id)
+	}
+	b.WriteString(" }")
+	return b.String()
+}
+
+// screen is one screen of the app, served two ways: by the API server and by
+// the raw SDK client a hand-written backend would be.
+type screen struct {
+	name string
+	// server and raw each serve the screen once; check asks for a full
+	// validation of the response rather than the cheap one timed runs use.
+	server, raw           func(ctx context.Context, check bool) error
+	serverCalls, rawCalls *dynamotest.Counter
+}
+
+// buildScreen wires the named screen to both sides.
+func buildScreen(name string, data *seeded, srv *serverSide, raw *rawClient) screen {
+	sc := screen{name: name, serverCalls: srv.calls, rawCalls: raw.calls}
+	var body []byte
+	switch name {
+	case "group":
+		body = requestBody(groupQuery, map[string]any{"g": data.bigGroup})
+		sc.raw = func(ctx context.Context, _ bool) error { return raw.group(ctx, data.bigGroup) }
+	case "home":
+		body = requestBody(homeQuery, nil)
+		sc.raw = func(ctx context.Context, _ bool) error { return raw.home(ctx) }
+	case "owes":
+		body = requestBody(owesQuery, nil)
+		sc.raw = func(ctx context.Context, _ bool) error { return raw.owes(ctx) }
+	case "byid":
+		ids := data.expenseIDs[:byIDCount]
+		body = requestBody(byIDQuery(ids), nil)
+		sc.raw = func(ctx context.Context, _ bool) error { return raw.byID(ctx, ids) }
+	}
+	sc.server = func(ctx context.Context, check bool) error { return srv.do(ctx, body, check) }
+	return sc
+}
+
+// requestBody is the JSON body of a GraphQL POST.
+func requestBody(query string, vars map[string]any) []byte {
+	b, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	if err != nil {
+		panic(err) // strings and maps of strings always marshal
+	}
+	return b
+}
+
+// serverSide is the API's HTTP handler, called in-process as a client
+// would call it over HTTP, signed in as the viewer.
+type serverSide struct {
+	handler http.Handler
+	auth    string // the Authorization header
+	calls   *dynamotest.Counter
+}
+
+// do sends one GraphQL request. Every response must have data and no
+// errors; check also decodes it and requires every root field to be non-null
+// (a group or expense the viewer cannot see comes back as null).
+func (s *serverSide) do(ctx context.Context, body []byte, check bool) error {
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", s.auth)
+	rec := httptest.NewRecorder()
+	s.handler.ServeHTTP(rec, req)
+	out := rec.Body.Bytes()
+	if rec.Code != http.StatusOK {
+		return fmt.Errorf("HTTP %d: %s", rec.Code, truncate(out))
+	}
+	if !check {
+		// The cheap check of timed runs: decoding the response would put
+		// the client's work on the server's bill.
+		if bytes.Contains(out, []byte(`"errors":`)) || !bytes.Contains(out, []byte(`"data":{`)) {
+			return fmt.Errorf("GraphQL errors or no data: %s", truncate(out))
+		}
+		return nil
+	}
+	var resp struct {
+		Data   map[string]json.RawMessage `json:"data"`
+		Errors []json.RawMessage          `json:"errors"`
+	}
+	if err := json.Unmarshal(out, &resp); err != nil {
+		return fmt.Errorf("response is not JSON: %w: %s", err, truncate(out))
+	}
+	if len(resp.Errors) > 0 {
+		return fmt.Errorf("GraphQL errors: %s", truncate(out))
+	}
+	if len(resp.Data) == 0 {
+		return errors.New("response has no data")
+	}
+	for field, v := range resp.Data {
+		if string(v) == "null" {
+			return fmt.Errorf("%s is null: %s", field, truncate(out))
+		}
+	}
+	return nil
+}
+
+// truncate keeps error messages readable.
+func truncate(b []byte) string {
+	const max = 600
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}
