@@ -8,6 +8,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // Request-shaped reads: a resolver looks at the fields selected under it and
@@ -29,8 +30,25 @@ func selection(ctx context.Context) []graphql.CollectedField {
 // has a field other than the given ones (true outside a field: everything
 // may be wanted).
 func selectsBeyond(ctx context.Context, fields ...string) bool {
-	if graphql.GetFieldContext(ctx) == nil {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil {
 		return true
+	}
+	// Most selections are plain fields: read them as they are, without the
+	// allocations of collecting fragments and directives.
+	plain := true
+	for _, sel := range fc.Field.Selections {
+		f, ok := sel.(*ast.Field)
+		if !ok || len(f.Directives) > 0 {
+			plain = false
+			break
+		}
+		if !slices.Contains(fields, f.Name) {
+			return true
+		}
+	}
+	if plain {
+		return false
 	}
 	for _, f := range selection(ctx) {
 		if !slices.Contains(fields, f.Name) {

@@ -54,12 +54,19 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 }
 
 // Nodes is the resolver for the nodes field.
-// Each id is looked up in its own goroutine, so that all of them join the
-// loaders' batches together.
+// All the lookups start at once, in one batch; then each id is resolved in
+// its own goroutine as node resolves it.
 func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]model.Node, error) {
 	if len(ids) > store.MaxPageSize {
 		return nil, badInput("ids", "at most %d ids, got %d", store.MaxPageSize, len(ids))
 	}
+	var uuids []string
+	for _, id := range ids {
+		if uuidPattern.MatchString(id) {
+			uuids = append(uuids, id)
+		}
+	}
+	loaders.PrefetchByID(ctx, uuids)
 	out := make([]model.Node, len(ids))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, id := range ids {

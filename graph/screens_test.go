@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/screens"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -17,27 +18,12 @@ import (
 // that adds a round trip fails here. Waves are the fewest over a few runs:
 // a busy machine can only delay a call into a later wave.
 
-// GroupScreen is a group's screen: its members, its latest expenses with
-// their payers and beneficiaries, its balances and who owes whom.
-const GroupScreen = `query($g: ID!) { group(id: $g) {
-	id title currency memberCount
-	members(first: 50) { nodes { id userId name username } }
-	expenses(first: 20) { pageInfo { hasNextPage endCursor } nodes { id description amount currency createdAt
-		payer { id name } payers { amount member { id name } } splits { amount member { id name } } } }
-	balances { currency net member { id name } }
-	debts { amount currency from { id name } to { id name } }
-} }`
-
-// HomeScreen is the viewer's home: their groups with their balances, what
-// they owe and are owed in total, and what they paid lately.
-const HomeScreen = `query { me { id
-	groups(first: 30) { nodes { id title currency balances { currency net member { id } } } }
-	summary { totals { currency youAreOwed youOwe net } }
-	activity(first: 20) { nodes { ... on Expense { id description amount } ... on Settlement { id amount } } }
-} }`
-
-// OwesScreen is what the viewer owes, across their groups.
-const OwesScreen = `query { me { owes(first: 50) { nodes { amount expense { description } payer { name } group { title } } } } }`
+// The screens, as internal/screens holds them for this test and cmd/bench.
+const (
+	GroupScreen = screens.Group
+	HomeScreen  = screens.Home
+	OwesScreen  = screens.Owes
+)
 
 // cost runs query as u three times and returns its calls by operation (the
 // same every time) and its fewest waves.
@@ -72,7 +58,7 @@ func total(calls map[string]int) int {
 
 // bigGroup is a group of 50 members (the viewer first) with 30 expenses,
 // each paid by one member for four, and a settlement.
-func bigGroup(t *testing.T, api *apitest.API, viewer *apitest.User) string {
+func bigGroup(t testing.TB, api *apitest.API, viewer *apitest.User) string {
 	ctx := context.Background()
 	group := viewer.CreateGroup("Big trip")
 	ids := []string{viewer.ID}
@@ -283,11 +269,26 @@ func TestFiftyExpensesByIDInOneWaveOfLookups(t *testing.T) {
 	var out struct {
 		Nodes []struct{ ID, Description string }
 	}
-	calls, waves := cost(t, api, alice, &out, `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Expense { id description } } }`, "ids", ids)
+	calls, waves := cost(t, api, alice, &out, screens.ByID, "ids", ids)
 	require.Equal(t, map[string]int{"Query": 50, "BatchGetItem": 2}, calls)
 	require.Equal(t, 2, waves)
 	require.Len(t, out.Nodes, 50)
 	for i, n := range out.Nodes {
 		require.Equal(t, ids[i], n.ID)
 	}
+}
+
+// BenchmarkGroupScreen reports the group screen's allocations and DynamoDB
+// calls per request (make bench; profile it with -cpuprofile).
+func BenchmarkGroupScreen(b *testing.B) {
+	api := apitest.New(b)
+	alice := api.User("111", "Alice")
+	group := bigGroup(b, api, alice)
+	alice.Must(nil, GroupScreen, "g", group)
+	api.Calls.Reset()
+	b.ReportAllocs()
+	for b.Loop() {
+		alice.Must(nil, GroupScreen, "g", group)
+	}
+	b.ReportMetric(float64(api.Calls.Total())/float64(b.N), "dynamodb-calls/op")
 }

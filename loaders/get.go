@@ -203,6 +203,16 @@ func ByID(ctx context.Context, id string) (any, error) {
 	return found(l.settlements.Load(ctx, store.SettlementRef{ID: id})())
 }
 
+// PrefetchByID starts the lookups of ByID for every id at once, so that
+// they share one batch however the goroutines that ask are scheduled.
+func PrefetchByID(ctx context.Context, ids []string) {
+	l := from(ctx)
+	for _, id := range ids {
+		l.group(ctx, id)
+		l.expenses.Load(ctx, store.ExpenseRef{ID: id})
+	}
+}
+
 // found is v as an interface, nil when v is a nil pointer or err is set (a
 // nil pointer inside an interface is not nil).
 func found[V any](v *V, err error) (any, error) {

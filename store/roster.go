@@ -43,8 +43,9 @@ func (s *Store) GetRoster(ctx context.Context, groupID string) (*Roster, error) 
 // Member is the user's membership, current or former, and whether the
 // roster can tell: false when it is incomplete and does not hold the user.
 func (r *Roster) Member(userID string) (m *Member, known bool) {
-	i, found := slices.BinarySearchFunc(r.Members, memberSK(userID), func(m Member, sk string) int {
-		return strings.Compare(memberSK(m.UserID), sk)
+	// Sort keys share their prefix, so user ids compare as their keys do.
+	i, found := slices.BinarySearchFunc(r.Members, userID, func(m Member, id string) int {
+		return strings.Compare(m.UserID, id)
 	})
 	if found {
 		return &r.Members[i], true

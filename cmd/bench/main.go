@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/fracti/api/auth"
-	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/store"
@@ -169,10 +168,6 @@ func run(ctx context.Context, o options, cleanups *cleanupList) error {
 	handler := httpapi.New(httpapi.Config{
 		Store: s,
 		Log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		// The byid screen asks for 50 expenses in one operation; the
-		// defaults (20 aliases, 10 root fields) would refuse it, so the
-		// bench raises them as an operator would (MAX_ALIASES, MAX_ROOT_FIELDS).
-		Limits:     limits.Config{MaxAliases: 64, MaxRootFields: 64},
 		LoaderWait: o.loaderWait,
 	})
 	srv := &serverSide{handler: handler, auth: "Bearer " + token, calls: serverCalls}

@@ -37,6 +37,10 @@ type row struct {
 type throughput struct {
 	screen      string
 	server, raw float64 // requests per second
+	// serverCPU and rawCPU are this process's CPU time per request during
+	// the run: with every core busy, no time goes to idle spinning, which
+	// inflates the sequential runs' figure.
+	serverCPU, rawCPU time.Duration
 }
 
 // measureScreen measures both sides of a screen: first each side's calls,
@@ -52,6 +56,7 @@ func measureScreen(ctx context.Context, sc screen, o options) ([]row, throughput
 	}
 	var rows []row
 	var rates [2]float64
+	var cpus [2]time.Duration
 	for i, side := range sides {
 		r := row{screen: sc.name, side: side.name}
 		// Warm-up: the first request looks the access token up and fills
@@ -66,12 +71,12 @@ func measureScreen(ctx context.Context, sc screen, o options) ([]row, throughput
 		if err := sequential(ctx, side.do, o.n, &r); err != nil {
 			return nil, throughput{}, fmt.Errorf("%s: %w", side.name, err)
 		}
-		if rates[i], err = concurrent(ctx, side.do, o.clients, o.duration); err != nil {
+		if rates[i], cpus[i], err = concurrent(ctx, side.do, o.clients, o.duration); err != nil {
 			return nil, throughput{}, fmt.Errorf("%s at %d clients: %w", side.name, o.clients, err)
 		}
 		rows = append(rows, r)
 	}
-	return rows, throughput{screen: sc.name, server: rates[0], raw: rates[1]}, nil
+	return rows, throughput{screen: sc.name, server: rates[0], raw: rates[1], serverCPU: cpus[0], rawCPU: cpus[1]}, nil
 }
 
 // countCalls serves the screen countRuns times alone, each fully checked,
@@ -142,8 +147,9 @@ func sequential(ctx context.Context, do func(context.Context, bool) error, n int
 }
 
 // concurrent serves the screen from clients goroutines for d and returns
-// the completed requests per second; the first error stops it.
-func concurrent(ctx context.Context, do func(context.Context, bool) error, clients int, d time.Duration) (float64, error) {
+// the completed requests per second and the CPU time per request; the first
+// error stops it.
+func concurrent(ctx context.Context, do func(context.Context, bool) error, clients int, d time.Duration) (float64, time.Duration, error) {
 	var done atomic.Int64
 	var firstErr error
 	var once sync.Once
@@ -151,7 +157,7 @@ func concurrent(ctx context.Context, do func(context.Context, bool) error, clien
 	defer cancel()
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
-	start := time.Now()
+	start, cpuStart := time.Now(), cpuTime()
 	for range clients {
 		wg.Add(1)
 		go func() {
@@ -169,9 +175,10 @@ func concurrent(ctx context.Context, do func(context.Context, bool) error, clien
 	}
 	wg.Wait()
 	if firstErr != nil {
-		return 0, firstErr
+		return 0, 0, firstErr
 	}
-	return float64(done.Load()) / time.Since(start).Seconds(), nil
+	n := max(done.Load(), 1)
+	return float64(n) / time.Since(start).Seconds(), (cpuTime() - cpuStart) / time.Duration(n), nil
 }
 
 // cpuTime is the user and system CPU time this process has used. DynamoDB
@@ -208,7 +215,8 @@ func printReport(w io.Writer, o options, rows []row, tput []throughput, booksPre
 		if t.raw > 0 {
 			ratio = t.server / t.raw
 		}
-		fmt.Fprintf(w, "  %-6s server %6.0f req/s, raw %6.0f req/s, ratio %.2f\n", t.screen, t.server, t.raw, ratio)
+		fmt.Fprintf(w, "  %-6s server %6.0f req/s, raw %6.0f req/s, ratio %.2f   cpu/req under load: server %s, raw %s\n",
+			t.screen, t.server, t.raw, ratio, formatDuration(t.serverCPU), formatDuration(t.rawCPU))
 	}
 	fmt.Fprintf(w, "\n(%d sequential requests per row after a warm-up; calls, items: range over %d single requests, waves: the fewest; cpu: this Go process only, DynamoDB Local's CPU not included; %d CPUs; books at %s<currency>)\n",
 		o.n, countRuns, runtime.NumCPU(), booksPrefix)

@@ -8,41 +8,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 
 	"github.com/fracti/api/internal/dynamotest"
-)
-
-// The screens' GraphQL operations, as a client sends them.
-const (
-	groupQuery = `query($g: ID!) { group(id: $g) { id title currency memberCount
-  members(first: 50) { nodes { id userId name username } }
-  expenses(first: 20) { pageInfo { hasNextPage endCursor } nodes { id description amount currency createdAt
-    payer { id name } payers { amount member { id name } } splits { amount member { id name } } } }
-  balances { currency net member { id name } }
-  debts { amount currency from { id name } to { id name } } } }`
-
-	homeQuery = `query { me { id
-  groups(first: 30) { nodes { id title currency balances { currency net member { id } } } }
-  summary { totals { currency youAreOwed youOwe net } }
-  activity(first: 20) { nodes { ... on Expense { id description amount } ... on Settlement { id amount } } } } }`
-
-	owesQuery = `query { me { owes(first: 50) { nodes { amount expense { description } payer { name } group { title } } } } }`
+	"github.com/fracti/api/internal/screens"
 )
 
 // byIDCount is how many expenses the byid screen asks for in one operation.
 const byIDCount = 50
-
-// byIDQuery asks for each expense by id under its own alias.
-func byIDQuery(ids []string) string {
-	var b strings.Builder
-	b.WriteString("query {")
-	for i, id := range ids {
-		fmt.Fprintf(&b, " e%d: expense(id: %q) { id description amount }", i, id)
-	}
-	b.WriteString(" }")
-	return b.String()
-}
 
 // screen is one screen of the app, served two ways: by the API server and by
 // the raw SDK client a hand-written backend would be.
@@ -60,17 +32,17 @@ func buildScreen(name string, data *seeded, srv *serverSide, raw *rawClient) scr
 	var body []byte
 	switch name {
 	case "group":
-		body = requestBody(groupQuery, map[string]any{"g": data.bigGroup})
+		body = requestBody(screens.Group, map[string]any{"g": data.bigGroup})
 		sc.raw = func(ctx context.Context, _ bool) error { return raw.group(ctx, data.bigGroup) }
 	case "home":
-		body = requestBody(homeQuery, nil)
+		body = requestBody(screens.Home, nil)
 		sc.raw = func(ctx context.Context, _ bool) error { return raw.home(ctx) }
 	case "owes":
-		body = requestBody(owesQuery, nil)
+		body = requestBody(screens.Owes, nil)
 		sc.raw = func(ctx context.Context, _ bool) error { return raw.owes(ctx) }
 	case "byid":
 		ids := data.expenseIDs[:byIDCount]
-		body = requestBody(byIDQuery(ids), nil)
+		body = requestBody(screens.ByID, map[string]any{"ids": ids})
 		sc.raw = func(ctx context.Context, _ bool) error { return raw.byID(ctx, ids) }
 	}
 	sc.server = func(ctx context.Context, check bool) error { return srv.do(ctx, body, check) }
