@@ -166,8 +166,8 @@ func run(ctx context.Context, o options, cleanups *cleanupList) error {
 		return err
 	}
 	handler := httpapi.New(httpapi.Config{
-		Store: s,
-		Log:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Store:      s,
+		Log:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		LoaderWait: o.loaderWait,
 	})
 	srv := &serverSide{handler: handler, auth: "Bearer " + token, calls: serverCalls}
