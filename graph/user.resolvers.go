@@ -47,6 +47,8 @@ func (r *userResolver) Groups(ctx context.Context, obj *model.User, first *int, 
 	}
 	if nodesSelect(ctx, "balances", "debts", "historyHead") {
 		loaders.PrefetchBalances(ctx, ids) // the ledgers in the same batch as the groups
+	} else {
+		loaders.Prefetch(ctx, ids, nil)
 	}
 	groups, err := loaders.Groups(ctx, ids)
 	if err != nil {

@@ -128,18 +128,10 @@ func BalancesOf(ctx context.Context, groupIDs []string) ([]*store.GroupBalances,
 		}
 		rest = append(rest, i)
 	}
-	PrefetchLedgers(ctx, pick(groupIDs, rest))
-	var withLedger []string
-	for _, i := range rest {
-		it, err := l.items.Load(ctx, store.LedgerKey(groupIDs[i]))()
-		if err != nil {
-			return nil, err
-		}
-		if it.Ledger != nil {
-			withLedger = append(withLedger, groupIDs[i])
-		}
-	}
-	books, err := many(l.books.LoadMany(ctx, withLedger)())
+	ids := pick(groupIDs, rest)
+	l.items.preload(ctx, ledgerKeys(ids))
+	l.books.preload(ctx, ids) // its read waits for the ledgers
+	books, err := many(l.books.LoadMany(ctx, ids)())
 	if err != nil {
 		return nil, err
 	}
@@ -155,34 +147,43 @@ func BalancesOf(ctx context.Context, groupIDs []string) ([]*store.GroupBalances,
 	return out, nil
 }
 
-// PrefetchBalances starts loading the groups' balances: their ledgers now,
-// in the batch of whatever else is loaded by key now, and then all their
-// books in one batch, which each group's Balances then finds.
+// PrefetchBalances starts loading groups with their balances: the groups
+// and their ledgers in one batch, then (once the ledgers are in) all their
+// books in another, which each group's Group and Balances then find.
 func PrefetchBalances(ctx context.Context, groupIDs []string) {
-	PrefetchLedgers(ctx, groupIDs)
-	goFetch(ctx, func(ctx context.Context) ([]*store.GroupBalances, error) { return BalancesOf(ctx, groupIDs) })
+	l := from(ctx)
+	l.items.preload(ctx, append(groupKeys(groupIDs), ledgerKeys(groupIDs)...))
+	l.books.preload(ctx, groupIDs)
 }
 
-// Prefetch starts loading groups and memberships that fields are about to
-// ask for one by one, so that they go out in one batch however the fields'
-// goroutines are scheduled.
+// Prefetch starts loading, in one batch, groups and memberships that fields
+// are about to ask for one by one (a membership its group's roster will
+// answer is left to it).
 func Prefetch(ctx context.Context, groupIDs []string, members []store.MemberKey) {
 	l := from(ctx)
-	for _, id := range groupIDs {
-		l.group(ctx, id)
-	}
+	keys := groupKeys(groupIDs)
 	for _, k := range members {
-		l.member(ctx, k)
+		if lookup(&l.started.mu, l.started.rosters, k.GroupID) == nil {
+			keys = append(keys, k.Item())
+		}
 	}
+	l.items.preload(ctx, keys)
 }
 
-// PrefetchLedgers starts loading the groups' ledgers, so that they join the
-// batch of whatever else is loaded by key now (the groups themselves).
-func PrefetchLedgers(ctx context.Context, groupIDs []string) {
-	l := from(ctx)
-	for _, id := range groupIDs {
-		l.items.Load(ctx, store.LedgerKey(id))
+func groupKeys(groupIDs []string) []store.GroupItemKey {
+	keys := make([]store.GroupItemKey, len(groupIDs))
+	for i, id := range groupIDs {
+		keys[i] = store.GroupKey(id)
 	}
+	return keys
+}
+
+func ledgerKeys(groupIDs []string) []store.GroupItemKey {
+	keys := make([]store.GroupItemKey, len(groupIDs))
+	for i, id := range groupIDs {
+		keys[i] = store.LedgerKey(id)
+	}
+	return keys
 }
 
 // ByID is the group, expense or settlement with this id (a *store.Group,
@@ -207,10 +208,12 @@ func ByID(ctx context.Context, id string) (any, error) {
 // they share one batch however the goroutines that ask are scheduled.
 func PrefetchByID(ctx context.Context, ids []string) {
 	l := from(ctx)
-	for _, id := range ids {
-		l.group(ctx, id)
-		l.expenses.Load(ctx, store.ExpenseRef{ID: id})
+	refs := make([]store.ExpenseRef, len(ids))
+	for i, id := range ids {
+		refs[i] = store.ExpenseRef{ID: id}
 	}
+	l.items.preload(ctx, groupKeys(ids))
+	l.expenses.preload(ctx, refs)
 }
 
 // found is v as an interface, nil when v is a nil pointer or err is set (a

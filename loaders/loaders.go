@@ -44,6 +44,7 @@ type Loaders struct {
 type loader[K comparable, V any] struct {
 	*dataloader.Loader[K, *V]
 	cache *cache[K, *V]
+	fetch func(context.Context, []K) ([]*V, error)
 }
 
 // New returns fresh loaders over s that wait wait before each batch.
@@ -71,7 +72,8 @@ func groupItems(s *store.Store) func(context.Context, []store.GroupItemKey) ([]*
 }
 
 // fetchBooks reads the books of groups whose ledgers the items loader holds
-// (Balances loads them first, so this finds them cached).
+// or is reading (BalancesOf starts them first); a group without a ledger
+// has no balances.
 func (l *Loaders) fetchBooks(ctx context.Context, groupIDs []string) ([]*store.GroupBalances, error) {
 	thunks := make([]dataloader.Thunk[*store.GroupItem], len(groupIDs))
 	for i, id := range groupIDs {
@@ -111,6 +113,37 @@ func newLoader[K comparable, V any](wait time.Duration, fetch func(context.Conte
 			dataloader.WithCache[K, *V](c),
 		),
 		cache: c,
+		fetch: fetch,
+	}
+}
+
+// preload reads the keys not cached yet with one direct fetch, in the
+// background, and caches for each a thunk that waits for it. Unlike Load it
+// waits for no batch window, and a long list of keys cannot straddle two
+// batches however slowly the caller's loop runs.
+func (l loader[K, V]) preload(ctx context.Context, keys []K) {
+	c := l.cache
+	c.mu.Lock() // check and fill at once: two preloads of one key make one read
+	defer c.mu.Unlock()
+	var missing []K
+	for _, k := range keys {
+		if _, cached := c.entries[k]; !cached {
+			c.entries[k] = nil // claimed; filled below, before anyone can look
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	f := goFetch(ctx, func(ctx context.Context) ([]*V, error) { return l.fetch(ctx, missing) })
+	for i, k := range missing {
+		c.entries[k] = func() (*V, error) {
+			values, err := f.get(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return values[i], nil
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ package apitest
 import (
 	"context"
 	"encoding/json"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -125,8 +126,21 @@ func (u *User) Header() string { return u.header }
 // New starts the API over a fresh table.
 func New(t testing.TB, opts ...Option) *API {
 	t.Helper()
+	return newAPI(t, nil, opts)
+}
+
+// NewWithLatency is New with every DynamoDB call made at least d slower
+// (dynamotest.Latency), for tests that count the waves calls come in.
+func NewWithLatency(t testing.TB, d time.Duration, opts ...Option) *API {
+	t.Helper()
+	return newAPI(t, []func(*dynamodb.Options){dynamotest.Latency(d)}, opts)
+}
+
+func newAPI(t testing.TB, clientOpts []func(*dynamodb.Options), opts []Option) *API {
+	t.Helper()
 	calls := &dynamotest.Counter{}
-	s := store.New(dynamotest.Client(t, calls.Option()), dynamotest.Table(t), store.Options{CursorSecret: []byte("test")})
+	db := dynamotest.Client(t, append([]func(*dynamodb.Options){calls.Option()}, clientOpts...)...)
+	s := store.New(db, dynamotest.Table(t), store.Options{CursorSecret: []byte("test")})
 	cfg := httpapi.Config{Store: s, BotToken: BotToken, CORSOrigins: []string{"https://app.example"}}
 	for _, o := range opts {
 		o(&cfg)

@@ -3,6 +3,7 @@ package dynamotest
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
@@ -142,6 +143,27 @@ func (f *Fault) Option() func(*dynamodb.Options) {
 					}
 					return next.HandleInitialize(ctx, in)
 				}), middleware.Before)
+		})
+	}
+}
+
+// Latency makes every call of a client take at least d longer, as a network
+// between the server and DynamoDB would. DynamoDB Local answers in about a
+// millisecond, less than a busy machine may take to start the goroutines of
+// calls sent together; with the delay, calls sent together overlap and are
+// counted in one wave however they are scheduled.
+func Latency(d time.Duration) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("Latency",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					select {
+					case <-time.After(d):
+					case <-ctx.Done():
+						return middleware.InitializeOutput{}, middleware.Metadata{}, ctx.Err()
+					}
+					return next.HandleInitialize(ctx, in)
+				}), middleware.After)
 		})
 	}
 }
