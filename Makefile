@@ -14,8 +14,9 @@ generate: ## Regenerate GraphQL code from schema.graphqls and schema/
 build: ## Build the server binary into bin/
 	go build -o bin/fracti-api .
 
-bench: ## Benchmarks (DynamoDB calls and allocations per operation)
+bench: ## Benchmarks: the Go benchmarks, then what each main screen costs beside raw SDK calls (cmd/bench)
 	GOTEST_FLAGS=-count=1 scripts/test.sh -run '^$$' -bench . -benchmem -benchtime 50x
+	go run ./cmd/bench
 
 fuzz: ## Run each fuzz test (money, ledger, ton, and the HTTP handler on DynamoDB Local) for 30s
 	for p in ./money ./ledger ./ton; do \

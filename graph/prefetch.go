@@ -61,11 +61,16 @@ func selectsBeyond(ctx context.Context, fields ...string) bool {
 // nodesSelect reports whether a connection's nodes (under nodes, or
 // edges.node) select any of the named fields.
 func nodesSelect(ctx context.Context, names ...string) bool {
-	op := graphql.GetOperationContext(ctx)
+	return connectionNodesSelect(graphql.GetOperationContext(ctx), selection(ctx), names)
+}
+
+// connectionNodesSelect is nodesSelect for a connection whose selection is
+// fields.
+func connectionNodesSelect(op *graphql.OperationContext, fields []graphql.CollectedField, names []string) bool {
 	named := func(fields []graphql.CollectedField) bool {
 		return slices.ContainsFunc(fields, func(f graphql.CollectedField) bool { return slices.Contains(names, f.Name) })
 	}
-	for _, f := range selection(ctx) {
+	for _, f := range fields {
 		switch f.Name {
 		case "nodes":
 			if named(graphql.CollectFields(op, f.Selections, nil)) {
@@ -80,6 +85,30 @@ func nodesSelect(ctx context.Context, names ...string) bool {
 		}
 	}
 	return false
+}
+
+// userGroupsWanted is what the fields selected under me will read of the
+// viewer's groups, if anything: the groups themselves (groups), their
+// balances (summary, or groups' balances), or just their ids (the filter
+// of the viewer's own lists).
+func userGroupsWanted(ctx context.Context) (loaders.UserGroupsWith, bool) {
+	var with loaders.UserGroupsWith
+	wanted := false
+	op := graphql.GetOperationContext(ctx)
+	for _, f := range selection(ctx) {
+		switch f.Name {
+		case "summary":
+			with.Balances, wanted = true, true
+		case "groups":
+			with.Groups = true
+			if connectionNodesSelect(op, graphql.CollectFields(op, f.Selections, nil), []string{"balances", "debts", "historyHead"}) {
+				with.Balances = true
+			}
+		case "activity", "owes", "expensesPaid", "settlements":
+			wanted = true
+		}
+	}
+	return with, wanted
 }
 
 // groupScalars are the group's fields that its METADATA item holds.

@@ -28,8 +28,8 @@ func (r *currencyTotalResolver) ID(ctx context.Context, obj *model.CurrencyTotal
 // they are in), that read starts now, once, for all of them.
 func (r *queryResolver) Me(ctx context.Context) (*model.User, error) {
 	u, err := currentUser(ctx)
-	if err == nil && selectsBeyond(ctx, "__typename", "id", "name", "username", "groups", "accessTokens", "usage") {
-		loaders.PrefetchUserGroups(ctx, u.ID)
+	if with, wanted := userGroupsWanted(ctx); err == nil && wanted {
+		loaders.PrefetchUserGroups(ctx, u.ID, with)
 	}
 	return u, err
 }

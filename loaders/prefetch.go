@@ -167,11 +167,41 @@ func Page[T any](ctx context.Context, key PageKey, fetch func(context.Context) (
 	return v.(store.Page[T]), nil
 }
 
+// UserGroupsWith says what to load with a user's groups as soon as their
+// ids are known: the groups themselves, their balances.
+type UserGroupsWith struct {
+	Groups, Balances bool
+}
+
 // PrefetchUserGroups starts reading every membership of the user's current
 // groups, which their summary, their lists' filter and their groups page
-// then share.
-func PrefetchUserGroups(ctx context.Context, userID string) {
-	from(ctx).userGroups(ctx, userID)
+// then share, and then what with asks for of those groups, all before any
+// of the fields that wait for the memberships go on: so they find it
+// loaded, whichever of them runs first.
+func PrefetchUserGroups(ctx context.Context, userID string, with UserGroupsWith) {
+	l := from(ctx)
+	startOnce(ctx, &l.started.mu, &l.started.userGroups, userID, func(ctx context.Context) ([]store.Member, error) {
+		all, err := l.store.AllUserGroups(ctx, userID)
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(all))
+		for i, m := range all {
+			ids[i] = m.GroupID
+		}
+		var keys []store.GroupItemKey
+		if with.Groups && len(ids) <= store.MaxPageSize { // beyond, a page of them is loaded as it is asked for
+			keys = groupKeys(ids)
+		}
+		if with.Balances {
+			keys = append(keys, ledgerKeys(ids)...)
+		}
+		l.items.preload(ctx, keys)
+		if with.Balances {
+			l.books.preload(ctx, ids)
+		}
+		return all, nil
+	})
 }
 
 func (l *Loaders) userGroups(ctx context.Context, userID string) *future[[]store.Member] {
