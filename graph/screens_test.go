@@ -19,13 +19,6 @@ import (
 // that adds a round trip fails here. Waves are the fewest over a few runs:
 // a busy machine can only delay a call into a later wave.
 
-// The screens, as internal/screens holds them for this test and cmd/bench.
-const (
-	GroupScreen = screens.Group
-	HomeScreen  = screens.Home
-	OwesScreen  = screens.Owes
-)
-
 // latency is what each DynamoDB call takes at least in these tests: more
 // than a busy machine takes to start the goroutines of calls sent together,
 // so that the waves counted are the request's, not the scheduler's.
@@ -116,7 +109,7 @@ func TestGroupScreenIsThreeQueriesInOneWave(t *testing.T) {
 			Debts []struct{ From, To struct{ Name string } }
 		}
 	}
-	calls, waves := cost(t, api, alice, &out, GroupScreen, "g", group)
+	calls, waves := cost(t, api, alice, &out, screens.Group, "g", group)
 	require.Equal(t, map[string]int{"Query": 3}, calls)
 	require.Equal(t, 1, waves)
 
@@ -146,7 +139,7 @@ func TestGroupScreenShowsNothingToAStranger(t *testing.T) {
 	alice, mallory := api.User("111", "Alice"), api.User("999", "Mallory")
 	group := alice.CreateGroup("Trip")
 	alice.Expense(group, "10.00", "111")
-	res := mallory.Do(GroupScreen, "g", group)
+	res := mallory.Do(screens.Group, "g", group)
 	require.Empty(t, res.Errors)
 	require.JSONEq(t, `{"group": null}`, string(res.Data))
 }
@@ -212,7 +205,7 @@ func TestHomeScreenIsAtMostSixCallsInThreeWaves(t *testing.T) {
 			}
 		}
 	}
-	calls, waves := cost(t, api, alice, &out, HomeScreen)
+	calls, waves := cost(t, api, alice, &out, screens.Home)
 	require.LessOrEqual(t, total(calls), 6, "%v", calls)
 	require.LessOrEqual(t, waves, 3)
 	require.Len(t, out.Me.Groups.Nodes, 30)
@@ -241,7 +234,7 @@ func TestOwesScreenIsThreeCallsInTwoWaves(t *testing.T) {
 			}
 		}
 	}
-	calls, waves := cost(t, api, alice, &out, OwesScreen)
+	calls, waves := cost(t, api, alice, &out, screens.Owes)
 	require.Equal(t, map[string]int{"Query": 2, "BatchGetItem": 1}, calls)
 	require.Equal(t, 2, waves)
 	require.Len(t, out.Me.Owes.Nodes, 50)
@@ -290,11 +283,11 @@ func BenchmarkGroupScreen(b *testing.B) {
 	api := apitest.New(b)
 	alice := api.User("111", "Alice")
 	group := bigGroup(b, api, alice)
-	alice.Must(nil, GroupScreen, "g", group)
+	alice.Must(nil, screens.Group, "g", group)
 	api.Calls.Reset()
 	b.ReportAllocs()
 	for b.Loop() {
-		alice.Must(nil, GroupScreen, "g", group)
+		alice.Must(nil, screens.Group, "g", group)
 	}
 	b.ReportMetric(float64(api.Calls.Total())/float64(b.N), "dynamodb-calls/op")
 }

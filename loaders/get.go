@@ -14,11 +14,7 @@ import (
 
 // Group is the group with this id.
 func Group(ctx context.Context, groupID string) (*store.Group, error) {
-	l := from(ctx)
-	if h, err := l.head(ctx, groupID); err != nil || h != nil {
-		return headGroup(h, err)
-	}
-	return item(l.items.Load(ctx, store.GroupKey(groupID)), groupOf)
+	return from(ctx).group(ctx, groupID)()
 }
 
 // Groups are the groups with these ids, in their order.
@@ -36,7 +32,7 @@ func (l *Loaders) group(ctx context.Context, groupID string) func() (*store.Grou
 	if f := lookup(&l.started.mu, l.started.heads, groupID); f != nil {
 		return func() (*store.Group, error) {
 			h, err := f.get(ctx)
-			return headGroup(&h, err)
+			return h.Group, err
 		}
 	}
 	th := l.items.Load(ctx, store.GroupKey(groupID))
@@ -129,20 +125,13 @@ func BalancesOf(ctx context.Context, groupIDs []string) ([]*store.GroupBalances,
 		rest = append(rest, i)
 	}
 	ids := pick(groupIDs, rest)
-	l.items.preload(ctx, ledgerKeys(ids))
-	l.books.preload(ctx, ids) // its read waits for the ledgers
+	l.preloadGroups(ctx, ids, false, true)
 	books, err := many(l.books.LoadMany(ctx, ids)())
 	if err != nil {
 		return nil, err
 	}
-	byGroup := make(map[string]*store.GroupBalances, len(books))
-	for _, b := range books {
-		if b != nil {
-			byGroup[b.GroupID] = b
-		}
-	}
-	for _, i := range rest {
-		out[i] = byGroup[groupIDs[i]]
+	for j, i := range rest {
+		out[i] = books[j]
 	}
 	return out, nil
 }
@@ -151,9 +140,24 @@ func BalancesOf(ctx context.Context, groupIDs []string) ([]*store.GroupBalances,
 // and their ledgers in one batch, then (once the ledgers are in) all their
 // books in another, which each group's Group and Balances then find.
 func PrefetchBalances(ctx context.Context, groupIDs []string) {
-	l := from(ctx)
-	l.items.preload(ctx, append(groupKeys(groupIDs), ledgerKeys(groupIDs)...))
-	l.books.preload(ctx, groupIDs)
+	from(ctx).preloadGroups(ctx, groupIDs, true, true)
+}
+
+// preloadGroups starts loading, in one batch, the groups (when groups) and
+// their ledgers (when balances), and then, once the ledgers are in, all
+// their books in another.
+func (l *Loaders) preloadGroups(ctx context.Context, groupIDs []string, groups, balances bool) {
+	var keys []store.GroupItemKey
+	if groups {
+		keys = groupKeys(groupIDs)
+	}
+	if balances {
+		keys = append(keys, ledgerKeys(groupIDs)...)
+	}
+	l.items.preload(ctx, keys)
+	if balances {
+		l.books.preload(ctx, groupIDs) // its read waits for the ledgers
+	}
 }
 
 // Prefetch starts loading, in one batch, groups and memberships that fields
@@ -233,14 +237,6 @@ func many[V any](values []V, errs []error) ([]V, error) {
 		}
 	}
 	return values, nil
-}
-
-// headGroup is a started head's group.
-func headGroup(h *store.GroupHead, err error) (*store.Group, error) {
-	if err != nil {
-		return nil, err
-	}
-	return h.Group, nil
 }
 
 // item waits for a group item and returns one of its fields.

@@ -106,16 +106,6 @@ func PrefetchGroup(ctx context.Context, groupID string, head, roster bool) {
 	}
 }
 
-// head is the group's head if its read was started, else nil.
-func (l *Loaders) head(ctx context.Context, groupID string) (*store.GroupHead, error) {
-	f := lookup(&l.started.mu, l.started.heads, groupID)
-	if f == nil {
-		return nil, nil
-	}
-	h, err := f.get(ctx)
-	return &h, err
-}
-
 // roster is the group's roster if its read was started, else nil.
 func (l *Loaders) roster(ctx context.Context, groupID string) (*store.Roster, error) {
 	f := lookup(&l.started.mu, l.started.rosters, groupID)
@@ -179,8 +169,14 @@ type UserGroupsWith struct {
 // of the fields that wait for the memberships go on: so they find it
 // loaded, whichever of them runs first.
 func PrefetchUserGroups(ctx context.Context, userID string, with UserGroupsWith) {
-	l := from(ctx)
-	startOnce(ctx, &l.started.mu, &l.started.userGroups, userID, func(ctx context.Context) ([]store.Member, error) {
+	from(ctx).userGroups(ctx, userID, with)
+}
+
+// userGroups starts, once per request, the read of the user's groups and
+// the loads with asks for (the first caller's with counts: me, which runs
+// before the fields under it).
+func (l *Loaders) userGroups(ctx context.Context, userID string, with UserGroupsWith) *future[[]store.Member] {
+	return startOnce(ctx, &l.started.mu, &l.started.userGroups, userID, func(ctx context.Context) ([]store.Member, error) {
 		all, err := l.store.AllUserGroups(ctx, userID)
 		if err != nil {
 			return nil, err
@@ -189,31 +185,16 @@ func PrefetchUserGroups(ctx context.Context, userID string, with UserGroupsWith)
 		for i, m := range all {
 			ids[i] = m.GroupID
 		}
-		var keys []store.GroupItemKey
-		if with.Groups && len(ids) <= store.MaxPageSize { // beyond, a page of them is loaded as it is asked for
-			keys = groupKeys(ids)
-		}
-		if with.Balances {
-			keys = append(keys, ledgerKeys(ids)...)
-		}
-		l.items.preload(ctx, keys)
-		if with.Balances {
-			l.books.preload(ctx, ids)
-		}
+		// Beyond a page of groups, a page of them is loaded as it is asked for.
+		l.preloadGroups(ctx, ids, with.Groups && len(ids) <= store.MaxPageSize, with.Balances)
 		return all, nil
-	})
-}
-
-func (l *Loaders) userGroups(ctx context.Context, userID string) *future[[]store.Member] {
-	return startOnce(ctx, &l.started.mu, &l.started.userGroups, userID, func(ctx context.Context) ([]store.Member, error) {
-		return l.store.AllUserGroups(ctx, userID)
 	})
 }
 
 // UserGroups is every membership of the user's current groups, read once
 // per request.
 func UserGroups(ctx context.Context, userID string) ([]store.Member, error) {
-	return from(ctx).userGroups(ctx, userID).get(ctx)
+	return from(ctx).userGroups(ctx, userID, UserGroupsWith{}).get(ctx)
 }
 
 // UserGroupsPage is a page of the user's groups: from all of them when
@@ -234,7 +215,7 @@ func UserGroupsPage(ctx context.Context, userID string, args store.PageArgs) (st
 // currentGroupIDs is the store's CurrentGroupsFunc: it starts the read of
 // the user's groups (once per request) and returns what waits for their ids.
 func (l *Loaders) currentGroupIDs(ctx context.Context, userID string) func() ([]string, error) {
-	f := l.userGroups(ctx, userID)
+	f := l.userGroups(ctx, userID, UserGroupsWith{})
 	return func() ([]string, error) {
 		all, err := f.get(ctx)
 		ids := make([]string, len(all))

@@ -55,18 +55,13 @@ func (s *Store) GetGroupHead(ctx context.Context, groupID string) (GroupHead, er
 	if head.Group == nil || l == nil {
 		return GroupHead{}, nil
 	}
-	if l.oldBooks {
-		keys := make([]map[string]types.AttributeValue, len(l.Currencies))
-		for i, c := range l.Currencies {
-			keys[i] = tableKey(groupPK(groupID), oldBookSK(c))
-		}
-		old, err := s.batchGet(ctx, keys)
+	if l.oldBooks { // not migrated: some books may still be in the old place too
+		gbs, err := s.readBooks(ctx, []*Ledger{l}, false)
 		if err != nil {
 			return GroupHead{}, err
 		}
-		books = append(books, old...)
-	}
-	if head.Balances, err = l.balances(books); err != nil {
+		head.Balances = gbs[0]
+	} else if head.Balances, err = l.balances(books); err != nil {
 		return GroupHead{}, err
 	}
 	head.Balances.mergeClaims()
