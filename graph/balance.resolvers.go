@@ -13,19 +13,9 @@ import (
 	"github.com/fracti/api/store"
 )
 
-// ID is the resolver for the id field.
-func (r *balanceResolver) ID(ctx context.Context, obj *model.Balance) (string, error) {
-	return obj.GroupID + ":" + obj.UserID + ":" + obj.Currency.Code(), nil
-}
-
 // Member is the resolver for the member field.
 func (r *balanceResolver) Member(ctx context.Context, obj *model.Balance) (*store.Member, error) {
 	return member(ctx, obj.GroupID, obj.UserID)
-}
-
-// ID is the resolver for the id field.
-func (r *debtResolver) ID(ctx context.Context, obj *model.Debt) (string, error) {
-	return obj.GroupID + ":" + obj.FromID + ":" + obj.ToID + ":" + obj.Amount.Currency().Code(), nil
 }
 
 // From is the resolver for the from field.

@@ -46,7 +46,7 @@ type connectionOf[E, T any] struct {
 // listConnection reads a page of owner's list as a Relay connection: edges
 // made by edge, the nodes, and page info. The edges point into the nodes,
 // so each item exists once.
-func listConnection[T, E any](ctx context.Context, name string, list listFunc[T], owner string, first *int, after *string, edge func(cursor string, node *T) E) (*connectionOf[E, T], error) {
+func listConnection[T, E any](ctx context.Context, name string, list listFunc[T], owner string, first *int, after *string, edge func(cursor store.Cursor, node *T) E) (*connectionOf[E, T], error) {
 	p, err := listPage(ctx, name, list, owner, first, after)
 	if err != nil {
 		return nil, err
@@ -69,11 +69,11 @@ func pageInfo[T any](p store.Page[T]) *model.PageInfo {
 
 // The edges of the lists more than one field returns.
 
-func expenseEdge(cursor string, e *store.Expense) model.ExpenseEdge {
+func expenseEdge(cursor store.Cursor, e *store.Expense) model.ExpenseEdge {
 	return model.ExpenseEdge{Cursor: cursor, Node: e}
 }
 
-func settlementEdge(cursor string, st *store.Settlement) model.SettlementEdge {
+func settlementEdge(cursor store.Cursor, st *store.Settlement) model.SettlementEdge {
 	return model.SettlementEdge{Cursor: cursor, Node: st}
 }
 

@@ -25,7 +25,7 @@ func (r *groupResolver) ChatID(ctx context.Context, obj *store.Group) (*string, 
 
 // Members is the resolver for the members field.
 func (r *groupResolver) Members(ctx context.Context, obj *store.Group, first *int, after *string) (*model.MemberConnection, error) {
-	c, err := listConnection(ctx, "members", loaders.MembersPage, obj.ID, first, after, func(cursor string, m *store.Member) model.MemberEdge {
+	c, err := listConnection(ctx, "members", loaders.MembersPage, obj.ID, first, after, func(cursor store.Cursor, m *store.Member) model.MemberEdge {
 		return model.MemberEdge{Cursor: cursor, Node: m}
 	})
 	return (*model.MemberConnection)(c), err
@@ -104,7 +104,7 @@ func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *b
 
 // Activity is the resolver for the activity field.
 func (r *groupResolver) Activity(ctx context.Context, obj *store.Group, first *int, after *string) (*model.GroupActivityConnection, error) {
-	c, err := listConnection(ctx, "group-activity", r.Store.ListEvents, obj.ID, first, after, func(cursor string, ev *store.Event) model.GroupEventEdge {
+	c, err := listConnection(ctx, "group-activity", r.Store.ListEvents, obj.ID, first, after, func(cursor store.Cursor, ev *store.Event) model.GroupEventEdge {
 		return model.GroupEventEdge{Cursor: cursor, Node: ev}
 	})
 	return (*model.GroupActivityConnection)(c), err

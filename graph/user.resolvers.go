@@ -74,7 +74,7 @@ func (r *userResolver) ExpensesPaid(ctx context.Context, obj *model.User, first 
 // Owes is the resolver for the owes field. The groups and payers its
 // shares name are loaded together, before the shares' fields ask for them.
 func (r *userResolver) Owes(ctx context.Context, obj *model.User, first *int, after *string) (*model.ShareConnection, error) {
-	c, err := listConnection(ctx, "user-owes", r.Store.ListUserShares, obj.ID, first, after, func(cursor string, sh *store.Share) model.ShareEdge {
+	c, err := listConnection(ctx, "user-owes", r.Store.ListUserShares, obj.ID, first, after, func(cursor store.Cursor, sh *store.Share) model.ShareEdge {
 		return model.ShareEdge{Cursor: cursor, Node: sh}
 	})
 	if err == nil && nodesSelect(ctx, "group", "payer", "expense") {

@@ -16,6 +16,28 @@ import (
 // one list's cursor is refused by another (say, another group's expenses).
 type cursorCodec struct{ secret []byte }
 
+// Cursor is the position of one item of a page. It is encoded and signed
+// only when asked for (String): most screens never ask for the cursor of
+// every item they show.
+type Cursor struct {
+	codec cursorCodec
+	list  string
+	keys  []map[string]string
+}
+
+// String is the cursor as clients pass it back in PageArgs.After.
+func (c Cursor) String() string {
+	if c.list == "" {
+		return ""
+	}
+	return c.codec.encode(c.list, c.keys...)
+}
+
+// at is the cursor of the position keys in list.
+func (c cursorCodec) at(list string, keys ...map[string]string) Cursor {
+	return Cursor{codec: c, list: list, keys: keys}
+}
+
 // cursorPayload is what a cursor carries: the list's identity and one key per
 // merged stream (one for a plain query; two for the activity timeline).
 type cursorPayload struct {

@@ -152,7 +152,7 @@ func all[T any](t *testing.T, n int, list func(store.PageArgs) (store.Page[T], e
 		if !p.HasNext {
 			// Exact: nothing follows the last cursor.
 			if len(p.Cursors) > 0 {
-				rest, err := list(store.PageArgs{First: n, After: p.Cursors[len(p.Cursors)-1]})
+				rest, err := list(store.PageArgs{First: n, After: p.Cursors[len(p.Cursors)-1].String()})
 				require.NoError(t, err)
 				require.Empty(t, rest.Items)
 				require.False(t, rest.HasNext)
@@ -160,6 +160,6 @@ func all[T any](t *testing.T, n int, list func(store.PageArgs) (store.Page[T], e
 			return out
 		}
 		require.Len(t, p.Items, n, "a page with more to follow is full")
-		args.After = p.Cursors[len(p.Cursors)-1]
+		args.After = p.Cursors[len(p.Cursors)-1].String()
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
@@ -78,7 +79,7 @@ func (s *Store) ListUserActivity(ctx context.Context, userID string, args PageAr
 		next[pick]++
 		positions[pick] = keyOf(item, streams[pick].keys)
 		picked = append(picked, item)
-		page.Cursors = append(page.Cursors, s.cursors.encode(list, positions...))
+		page.Cursors = append(page.Cursors, s.cursors.at(list, slices.Clone(positions)...))
 	}
 	return page, s.decodeActivities(ctx, picked, &page)
 }

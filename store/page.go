@@ -23,9 +23,9 @@ type PageArgs struct {
 // continue after any of them.
 type Page[T any] struct {
 	Items       []T
-	Cursors     []string
-	HasNext     bool // exact: true only if at least one more item follows
-	HasPrevious bool // true when the page starts after a cursor
+	Cursors     []Cursor // one per item, encoded when asked for
+	HasNext     bool     // exact: true only if at least one more item follows
+	HasPrevious bool     // true when the page starts after a cursor
 }
 
 // listQuery describes one list: a key condition on the table or an index.
@@ -55,7 +55,7 @@ var (
 // whether another follows. It asks for one item more than the page holds:
 // DynamoDB hands back a LastEvaluatedKey whenever a page happens to end on the
 // last item, so that key alone cannot tell whether anything follows.
-func (s *Store) query(ctx context.Context, q listQuery, args PageArgs) ([]map[string]types.AttributeValue, []string, bool, error) {
+func (s *Store) query(ctx context.Context, q listQuery, args PageArgs) ([]map[string]types.AttributeValue, []Cursor, bool, error) {
 	first := min(max(args.First, 0), MaxPageSize)
 	var start map[string]types.AttributeValue
 	if args.After != "" {
@@ -73,9 +73,9 @@ func (s *Store) query(ctx context.Context, q listQuery, args PageArgs) ([]map[st
 	}
 	hasNext := len(items) > first
 	items = items[:min(len(items), first)]
-	cursors := make([]string, len(items))
+	cursors := make([]Cursor, len(items))
 	for i, it := range items {
-		cursors[i] = s.cursors.encode(q.list, keyOf(it, q.keys))
+		cursors[i] = s.cursors.at(q.list, keyOf(it, q.keys))
 	}
 	return items, cursors, hasNext, nil
 }
@@ -130,7 +130,7 @@ func (s *Store) collect(ctx context.Context, q listQuery, start map[string]types
 }
 
 // decodePage unmarshals raw items into records and converts them.
-func decodePage[R any, T any](items []map[string]types.AttributeValue, cursors []string, hasNext bool, after string, conv func(*R) (T, error)) (Page[T], error) {
+func decodePage[R any, T any](items []map[string]types.AttributeValue, cursors []Cursor, hasNext bool, after string, conv func(*R) (T, error)) (Page[T], error) {
 	out, err := decodeAll(items, conv)
 	if err != nil {
 		return Page[T]{}, err

@@ -40,7 +40,7 @@ func (l memoryList[T]) page(s *Store, items []T, args PageArgs) (Page[T], error)
 			break
 		}
 		page.Items = append(page.Items, *it)
-		page.Cursors = append(page.Cursors, s.cursors.encode(l.list, key))
+		page.Cursors = append(page.Cursors, s.cursors.at(l.list, key))
 	}
 	return page, nil
 }

@@ -101,6 +101,6 @@ func eachPage[T any](ctx context.Context, list func(PageArgs) (Page[T], error), 
 		if !p.HasNext {
 			return nil
 		}
-		args.After = p.Cursors[len(p.Cursors)-1]
+		args.After = p.Cursors[len(p.Cursors)-1].String()
 	}
 }

@@ -53,7 +53,7 @@ func (s *Store) VerifyChain(ctx context.Context, groupID string) (string, error)
 		if !more {
 			break
 		}
-		start = cursors[len(cursors)-1]
+		start = cursors[len(cursors)-1].String()
 	}
 	if seq < head.Seq {
 		return fmt.Sprintf("activity: the ledger's head says %d events, the log holds %d", head.Seq, seq), nil

@@ -186,6 +186,7 @@ func run(ctx context.Context, o options, cleanups *cleanupList) error {
 
 	var rows []row
 	var tput []throughput
+	var exec *execution
 	for _, name := range o.screens {
 		sc := buildScreen(name, data, srv, raw)
 		fmt.Fprintf(os.Stderr, "measuring %s ...\n", name)
@@ -195,8 +196,17 @@ func run(ctx context.Context, o options, cleanups *cleanupList) error {
 		}
 		rows = append(rows, r...)
 		tput = append(tput, t)
+		if name == "group" {
+			fmt.Fprintln(os.Stderr, "measuring the group screen's execution alone ...")
+			if exec, err = measureExecution(ctx, srv, data.bigGroup, o.n); err != nil {
+				return fmt.Errorf("execution: %w", err)
+			}
+		}
 	}
 	printReport(os.Stdout, o, rows, tput, raw.booksPrefix)
+	if exec != nil {
+		exec.print(os.Stdout)
+	}
 	return nil
 }
 

@@ -70,14 +70,9 @@ type serverSide struct {
 // errors; check also decodes it and requires every root field to be non-null
 // (a group or expense the viewer cannot see comes back as null).
 func (s *serverSide) do(ctx context.Context, body []byte, check bool) error {
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/graphql", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", s.auth)
-	rec := httptest.NewRecorder()
-	s.handler.ServeHTTP(rec, req)
-	out := rec.Body.Bytes()
-	if rec.Code != http.StatusOK {
-		return fmt.Errorf("HTTP %d: %s", rec.Code, truncate(out))
+	out, err := s.response(ctx, body)
+	if err != nil {
+		return err
 	}
 	if !check {
 		// The cheap check of timed runs: decoding the response would put
@@ -106,6 +101,20 @@ func (s *serverSide) do(ctx context.Context, body []byte, check bool) error {
 		}
 	}
 	return nil
+}
+
+// response sends one GraphQL request and returns the body of its 200 OK.
+func (s *serverSide) response(ctx context.Context, body []byte) ([]byte, error) {
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", s.auth)
+	rec := httptest.NewRecorder()
+	s.handler.ServeHTTP(rec, req)
+	out := rec.Body.Bytes()
+	if rec.Code != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d: %s", rec.Code, truncate(out))
+	}
+	return out, nil
 }
 
 // truncate keeps error messages readable.

@@ -124,8 +124,8 @@ func (ec *executionContext) _ActivityEdge_cursor(ctx context.Context, field grap
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.Cursor) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -266,8 +266,8 @@ func (ec *executionContext) _ExpenseEdge_cursor(ctx context.Context, field graph
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.Cursor) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -513,8 +513,8 @@ func (ec *executionContext) _GroupEdge_cursor(ctx context.Context, field graphql
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.Cursor) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -568,8 +568,8 @@ func (ec *executionContext) _GroupEventEdge_cursor(ctx context.Context, field gr
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.Cursor) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -719,8 +719,8 @@ func (ec *executionContext) _MemberEdge_cursor(ctx context.Context, field graphq
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.Cursor) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -820,8 +820,8 @@ func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field gra
 			return obj.StartCursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Cursor) graphql.Marshaler {
+			return ec.marshalOString2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx, selections, v)
 		},
 		true,
 		false,
@@ -843,8 +843,8 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 			return obj.EndCursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Cursor) graphql.Marshaler {
+			return ec.marshalOString2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx, selections, v)
 		},
 		true,
 		false,
@@ -962,8 +962,8 @@ func (ec *executionContext) _SettlementEdge_cursor(ctx context.Context, field gr
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.Cursor) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1113,8 +1113,8 @@ func (ec *executionContext) _ShareEdge_cursor(ctx context.Context, field graphql
 			return obj.Cursor, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v store.Cursor) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx, selections, v)
 		},
 		true,
 		true,

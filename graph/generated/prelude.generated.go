@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/fracti/api/graph/scalar"
 	"github.com/fracti/api/money"
+	"github.com/fracti/api/store"
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
@@ -1672,6 +1673,22 @@ func (ec *executionContext) marshalNString2githubᚗcomᚋfractiᚋapiᚋmoney�
 	return res
 }
 
+func (ec *executionContext) unmarshalNString2githubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx context.Context, v any) (store.Cursor, error) {
+	res, err := scalar.UnmarshalCursor(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2githubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx context.Context, sel ast.SelectionSet, v store.Cursor) graphql.Marshaler {
+	_ = sel
+	res := scalar.MarshalCursor(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -1891,6 +1908,24 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalInt(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOString2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx context.Context, v any) (*store.Cursor, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := scalar.UnmarshalCursor(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐCursor(ctx context.Context, sel ast.SelectionSet, v *store.Cursor) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalCursor(*v)
 	return res
 }
 

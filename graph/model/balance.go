@@ -14,12 +14,22 @@ type Balance struct {
 	Net      money.Amount
 }
 
+// ID is the balance's id, "<groupId>:<userId>:<currency>". A method rather
+// than a resolver: the executor computes it in line.
+func (b *Balance) ID() string { return b.GroupID + ":" + b.UserID + ":" + b.Currency.Code() }
+
 // Debt is a suggested or pairwise payment: From pays To.
 type Debt struct {
 	GroupID string
 	FromID  string
 	ToID    string
 	Amount  money.Amount
+}
+
+// ID is the debt's id, "<groupId>:<fromId>:<toId>:<currency>". A method
+// rather than a resolver: the executor computes it in line.
+func (d *Debt) ID() string {
+	return d.GroupID + ":" + d.FromID + ":" + d.ToID + ":" + d.Amount.Currency().Code()
 }
 
 // Currency is the currency of the debt.

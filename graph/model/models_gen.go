@@ -23,7 +23,7 @@ type ActivityConnection struct {
 // An activity item in a list.
 type ActivityEdge struct {
 	// Opaque cursor of this item: pass it as `after` to continue after it.
-	Cursor string `json:"cursor"`
+	Cursor store.Cursor `json:"cursor"`
 	// The expense or settlement.
 	Node ActivityItem `json:"node"`
 }
@@ -131,7 +131,7 @@ type ExpenseConnection struct {
 // An expense in a list.
 type ExpenseEdge struct {
 	// Opaque cursor of this item: pass it as `after` to continue after it.
-	Cursor string `json:"cursor"`
+	Cursor store.Cursor `json:"cursor"`
 	// The expense.
 	Node *store.Expense `json:"node"`
 }
@@ -159,7 +159,7 @@ type GroupConnection struct {
 // A group in a list.
 type GroupEdge struct {
 	// Opaque cursor of this item: pass it as `after` to continue after it.
-	Cursor string `json:"cursor"`
+	Cursor store.Cursor `json:"cursor"`
 	// The group.
 	Node *store.Group `json:"node"`
 }
@@ -167,7 +167,7 @@ type GroupEdge struct {
 // An event and its cursor.
 type GroupEventEdge struct {
 	// Pass as `after` to continue after this event.
-	Cursor string `json:"cursor"`
+	Cursor store.Cursor `json:"cursor"`
 	// The event.
 	Node *store.Event `json:"node"`
 }
@@ -185,7 +185,7 @@ type MemberConnection struct {
 // A member in a list.
 type MemberEdge struct {
 	// Opaque cursor of this item: pass it as `after` to continue after it.
-	Cursor string `json:"cursor"`
+	Cursor store.Cursor `json:"cursor"`
 	// The member.
 	Node *store.Member `json:"node"`
 }
@@ -209,9 +209,9 @@ type PageInfo struct {
 	// True when this page starts after a cursor.
 	HasPreviousPage bool `json:"hasPreviousPage"`
 	// The cursor of the page's first item; null for an empty page.
-	StartCursor *string `json:"startCursor,omitempty"`
+	StartCursor *store.Cursor `json:"startCursor,omitempty"`
 	// The cursor of the page's last item; null for an empty page. Pass it as `after` for the next page.
-	EndCursor *string `json:"endCursor,omitempty"`
+	EndCursor *store.Cursor `json:"endCursor,omitempty"`
 }
 
 // What one member paid of a new expense.
@@ -239,7 +239,7 @@ type SettlementConnection struct {
 // A settlement in a list.
 type SettlementEdge struct {
 	// Opaque cursor of this item: pass it as `after` to continue after it.
-	Cursor string `json:"cursor"`
+	Cursor store.Cursor `json:"cursor"`
 	// The settlement.
 	Node *store.Settlement `json:"node"`
 }
@@ -257,7 +257,7 @@ type ShareConnection struct {
 // A share in a list.
 type ShareEdge struct {
 	// Opaque cursor of this item: pass it as `after` to continue after it.
-	Cursor string `json:"cursor"`
+	Cursor store.Cursor `json:"cursor"`
 	// The share.
 	Node *store.Share `json:"node"`
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/money"
+	"github.com/fracti/api/store"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
@@ -46,6 +47,16 @@ func MarshalAmount(a money.Amount) graphql.Marshaler { return graphql.MarshalStr
 // currency by the resolver that knows it.
 func UnmarshalAmount(any) (money.Amount, error) {
 	return money.Amount{}, badInput("an amount needs its currency")
+}
+
+// MarshalCursor writes a page position as the opaque string clients pass
+// back as `after`: encoded only here, when a client asked for it.
+func MarshalCursor(c store.Cursor) graphql.Marshaler { return graphql.MarshalString(c.String()) }
+
+// UnmarshalCursor is never used: `after` arguments are plain strings, which
+// the store decodes and verifies.
+func UnmarshalCursor(any) (store.Cursor, error) {
+	return store.Cursor{}, badInput("a cursor is read as a String argument")
 }
 
 // MarshalCurrency writes a currency as its code.
