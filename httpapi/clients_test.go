@@ -32,6 +32,15 @@ func TestRealClientsLive(t *testing.T) {
 	runNode(t, dir, "live.test.mjs", api.URL(), api.Store)
 }
 
+// TestGraphQLOverHTTPAudit runs e2e/audit.test.mjs: the audit suite of
+// the GraphQL over HTTP spec (graphql-http's serverAudits) against the
+// server, every MUST and SHOULD, where a warning fails too.
+func TestGraphQLOverHTTPAudit(t *testing.T) {
+	dir := e2eDir(t)
+	srv, s := server(t)
+	runNode(t, dir, "audit.test.mjs", srv.URL+"/graphql", s)
+}
+
 // e2eDir is the e2e/ directory, with the JavaScript clients installed.
 func e2eDir(t *testing.T) string {
 	t.Helper()
