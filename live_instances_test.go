@@ -64,7 +64,7 @@ func startInstance(t testing.TB, bin, table string, extraEnv ...string) instance
 	})
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + "/healthz")
+		resp, err := http.Get(base + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -91,7 +92,9 @@ const requestTimeout = 30 * time.Second
 //	/          GraphiQL Playground (when enabled)
 //	/graphql   the GraphQL endpoint, with live subscriptions over WebSocket
 //	           and server-sent events
-//	/healthz   200 when the table is reachable
+//	/healthz   liveness: 200 while the process serves
+//	/readyz    readiness: 200 when the table is reachable, 503 with the
+//	           reason (also logged) when not
 func New(cfg Config) http.Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -138,7 +141,8 @@ func New(cfg Config) http.Handler {
 		}
 		requests.ServeHTTP(w, r)
 	})))
-	mux.Handle("GET /healthz", health(cfg.Store))
+	mux.Handle("GET /healthz", http.HandlerFunc(alive))
+	mux.Handle("GET /readyz", ready(cfg.Store, cfg.Log))
 	if cfg.Playground {
 		mux.Handle("GET /{$}", playground.Handler("Fracti API", "/graphql"))
 	}
@@ -179,17 +183,31 @@ func withBudget(calls int, next http.Handler) http.Handler {
 	})
 }
 
-func health(s *store.Store) http.Handler {
+// readyTimeout bounds the readiness check's DescribeTable.
+const readyTimeout = 3 * time.Second
+
+// alive answers the liveness probe: the process is up and serving. It reads
+// nothing, so that a DynamoDB outage does not get healthy instances
+// restarted.
+func alive(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+}
+
+// ready answers the readiness probe: 200 when the table is reachable and
+// active, else 503 with the reason, which is logged too.
+func ready(s *store.Store, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 		defer cancel()
 		w.Header().Set("Content-Type", "application/json")
 		if err := s.Ping(ctx); err != nil {
+			log.WarnContext(ctx, "not ready", "table", s.Table(), "reason", err.Error())
 			w.WriteHeader(http.StatusServiceUnavailable)
-			_ = json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "table": s.Table()})
+			_ = json.NewEncoder(w).Encode(map[string]string{"status": "unavailable", "table": s.Table(), "reason": err.Error()})
 			return
 		}
-		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ok", "table": s.Table()})
+		_ = json.NewEncoder(w).Encode(map[string]string{"status": "ready", "table": s.Table()})
 	})
 }
 

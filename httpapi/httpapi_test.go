@@ -2,8 +2,10 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,17 +21,54 @@ import (
 
 func now() time.Time { return time.Now() }
 
-func TestHealthz(t *testing.T) {
-	srv, _ := server(t)
-	res, err := http.Get(srv.URL + "/healthz")
+// getJSON gets url and decodes its JSON body.
+func getJSON(t *testing.T, url string) (int, map[string]string) {
+	t.Helper()
+	res, err := http.Get(url)
 	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, res.StatusCode)
+	defer res.Body.Close()
+	require.Equal(t, "application/json", res.Header.Get("Content-Type"))
+	var body map[string]string
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&body))
+	return res.StatusCode, body
+}
 
-	// A table that is not there is not healthy.
-	gone := store.New(dynamotest.Client(t), "no-such-table", store.Options{})
-	res, err = http.Get(serve(t, httpapi.Config{Store: gone}) + "/healthz")
+// Liveness reads nothing; readiness checks the table and says why it is
+// not ready, in the response and in the log.
+func TestHealthAndReadiness(t *testing.T) {
+	srv, s := server(t)
+	status, body := getJSON(t, srv.URL+"/healthz")
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "ok", body["status"])
+	status, body = getJSON(t, srv.URL+"/readyz")
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, map[string]string{"status": "ready", "table": s.Table()}, body)
+
+	unreachable, err := store.NewClient(context.Background(), store.ClientConfig{Endpoint: "http://127.0.0.1:1"})
 	require.NoError(t, err)
-	require.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+	for name, c := range map[string]struct {
+		store  *store.Store
+		reason string
+	}{
+		"no such table": {store.New(dynamotest.Client(t), "no-such-table", store.Options{}), "table no-such-table does not exist"},
+		"no DynamoDB":   {store.New(unreachable, "FractiTable", store.Options{}), "DynamoDB is unreachable: "},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var logged strings.Builder
+			url := serve(t, httpapi.Config{Store: c.store, Log: slog.New(slog.NewTextHandler(&logged, nil))})
+
+			status, body := getJSON(t, url+"/healthz")
+			require.Equal(t, http.StatusOK, status, "a DynamoDB outage must not get the process restarted")
+			require.Equal(t, "ok", body["status"])
+
+			status, body = getJSON(t, url+"/readyz")
+			require.Equal(t, http.StatusServiceUnavailable, status)
+			require.Equal(t, "unavailable", body["status"])
+			require.Contains(t, body["reason"], c.reason)
+			require.Contains(t, logged.String(), "level=WARN msg=\"not ready\"")
+			require.Contains(t, logged.String(), c.reason)
+		})
+	}
 }
 
 func serve(t *testing.T, cfg httpapi.Config) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // TableDefinition is the table exactly as the data model specifies it:
@@ -94,17 +95,37 @@ func (s *Store) ensureTable(ctx context.Context, def *dynamodb.CreateTableInput)
 	return true, nil
 }
 
+// pingError names why DescribeTable on table failed: no such table, no
+// answer in time, a refusal (credentials, IAM) with DynamoDB's own code and
+// message, or no connection at all.
+func pingError(table string, err error) error {
+	var notFound *types.ResourceNotFoundException
+	var refused smithy.APIError
+	switch {
+	case errors.As(err, &notFound):
+		return fmt.Errorf("table %s does not exist", table)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("DynamoDB did not answer DescribeTable on %s in time: %w", table, err)
+	case errors.As(err, &refused):
+		return fmt.Errorf("DynamoDB refused DescribeTable on %s: %s: %s", table, refused.ErrorCode(), refused.ErrorMessage())
+	}
+	return fmt.Errorf("DynamoDB is unreachable: %w", err)
+}
+
 // DeleteTable drops the table (tests clean up with it).
 func (s *Store) DeleteTable(ctx context.Context) error {
 	_, err := s.db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &s.table})
 	return err
 }
 
-// Ping checks that the table is reachable and active.
+// Ping checks that the table is reachable and active, in one attempt: a
+// probe answers now, with the real reason, rather than after retries. Its
+// error says why not in words an operator can act on.
 func (s *Store) Ping(ctx context.Context) error {
-	out, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &s.table})
+	out, err := s.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &s.table},
+		func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	if err != nil {
-		return err
+		return pingError(s.table, err)
 	}
 	if st := out.Table.TableStatus; st != types.TableStatusActive && st != types.TableStatusUpdating {
 		return fmt.Errorf("table %s is %s", s.table, st)
