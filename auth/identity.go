@@ -7,6 +7,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -70,6 +71,19 @@ func FromContext(ctx context.Context) (Identity, bool) {
 	return Identity{}, false
 }
 
+// Known returns the request's Identity if it is known already. Unlike
+// FromContext it never runs a deferred credential check, so that looking
+// (say, for a log line) costs no token lookup.
+func Known(ctx context.Context) (Identity, bool) {
+	if id, ok := ctx.Value(identityKey{}).(Identity); ok {
+		return id, id.UserID != 0
+	}
+	if p, ok := ctx.Value(pendingKey{}).(*pendingCheck); ok && p.done.Load() {
+		return p.id, p.err == nil && p.id.UserID != 0
+	}
+	return Identity{}, false
+}
+
 // WithFailure returns a copy of ctx recording why the request's credentials were rejected.
 func WithFailure(ctx context.Context, err error) context.Context {
 	return context.WithValue(ctx, failureKey{}, err)
@@ -97,10 +111,14 @@ type pendingCheck struct {
 	check func() (Identity, error)
 	id    Identity
 	err   error
+	done  atomic.Bool // set once id and err hold the check's outcome
 }
 
 func (p *pendingCheck) result() (Identity, error) {
-	p.once.Do(func() { p.id, p.err = p.check() })
+	p.once.Do(func() {
+		p.id, p.err = p.check()
+		p.done.Store(true)
+	})
 	return p.id, p.err
 }
 

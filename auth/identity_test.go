@@ -51,3 +51,31 @@ func TestContextValues(t *testing.T) {
 		})
 	}
 }
+
+// Known never runs a deferred credential check; once the request has run
+// it, Known answers with its outcome.
+func TestKnownDoesNotRunTheDeferredCheck(t *testing.T) {
+	checks := 0
+	ctx := withPendingCheck(context.Background(), func() (Identity, error) {
+		checks++
+		return Identity{UserID: 42}, nil
+	})
+	_, ok := Known(ctx)
+	require.False(t, ok)
+	require.Zero(t, checks, "looking costs no lookup")
+
+	id, ok := FromContext(ctx)
+	require.True(t, ok)
+	require.Equal(t, 1, checks)
+	known, ok := Known(ctx)
+	require.True(t, ok)
+	require.Equal(t, id, known)
+
+	failed := withPendingCheck(context.Background(), func() (Identity, error) { return Identity{}, errors.New("revoked") })
+	require.Error(t, FailureFrom(failed))
+	_, ok = Known(failed)
+	require.False(t, ok, "a failed check knows no one")
+
+	_, ok = Known(WithIdentity(context.Background(), Identity{UserID: 7}))
+	require.True(t, ok)
+}

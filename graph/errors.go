@@ -64,8 +64,24 @@ const internalMessage = "internal server error; please retry later"
 // shaped pass as they are; the store's outcome errors map to their codes (a
 // stale version is CONFLICT with extensions.currentVersion);
 // anything else is logged in full and shown as INTERNAL_SERVER_ERROR with
-// nothing internal in it (no DynamoDB text, no stack).
+// nothing internal in it (no DynamoDB text, no stack). Inside an HTTP
+// request, every error also carries extensions.requestId.
 func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+	present := withErrorCode(log)
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		e := present(ctx, err)
+		if id := RequestID(ctx); id != "" {
+			if e.Extensions == nil {
+				e.Extensions = map[string]any{}
+			}
+			e.Extensions["requestId"] = id
+		}
+		return e
+	}
+}
+
+// withErrorCode is the presenter's first step: the error with its code.
+func withErrorCode(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 		if gqlErr.Extensions["code"] != nil {

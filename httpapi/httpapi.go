@@ -26,6 +26,7 @@ import (
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 	"github.com/rs/cors"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // Config is what the HTTP handler needs.
@@ -99,6 +100,7 @@ func New(cfg Config) http.Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	cfg.Log = slog.New(requestLog{cfg.Log.Handler()})
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -130,17 +132,17 @@ func New(cfg Config) http.Handler {
 	gql.AddTransport(liveT.sse())
 	gql.AddTransport(graphqlHTTP{log: cfg.Log})
 
-	requests := withBudget(cfg.MaxDynamoDBCalls, withClientAddr(cfg.ClientIPHeader,
-		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql))))
-	liveConns := withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql)))
+	requests := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, limitBody(cfg.MaxBodyBytes, withClientAddr(cfg.ClientIPHeader,
+		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql)))))
+	liveConns := limitBody(cfg.MaxBodyBytes, withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql))))
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", limitBody(cfg.MaxBodyBytes, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isLive(r) {
 			liveConns.ServeHTTP(w, r)
 			return
 		}
 		requests.ServeHTTP(w, r)
-	})))
+	}))
 	mux.Handle("GET /healthz", http.HandlerFunc(alive))
 	mux.Handle("GET /readyz", ready(cfg.Store, cfg.Log))
 	if cfg.Playground {
@@ -155,7 +157,8 @@ func New(cfg Config) http.Handler {
 		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
 		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Apollo-Require-Preflight",
 			"Apollographql-Client-Name", "Apollographql-Client-Version", "X-Apollo-Operation-Name"},
-		MaxAge: 600,
+		ExposedHeaders: []string{requestIDHeader, "Retry-After"},
+		MaxAge:         600,
 	}).Handler(mux)
 }
 
@@ -170,16 +173,6 @@ func limitBody(max int64, next http.Handler) http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
 		next.ServeHTTP(w, r)
-	})
-}
-
-// withBudget gives each request its deadline and its budget of DynamoDB
-// calls, the credential check included.
-func withBudget(calls int, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-		defer cancel()
-		next.ServeHTTP(w, r.WithContext(store.WithCallBudget(ctx, calls)))
 	})
 }
 
@@ -213,11 +206,11 @@ func ready(s *store.Store, log *slog.Logger) http.Handler {
 
 // writeError answers outside GraphQL execution in GraphQL's error shape.
 func writeError(w http.ResponseWriter, status int, code, msg string) {
+	errs := gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}}
+	withRequestID(w, errs)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"errors": []any{map[string]any{"message": msg, "extensions": map[string]any{"code": code}}},
-	})
+	_ = json.NewEncoder(w).Encode(map[string]any{"errors": errs})
 }
 
 // withClientAddr records the client's address for the rate limit without

@@ -59,6 +59,7 @@ func badRequest(format string, args ...any) *requestError {
 // Do answers one request.
 func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	ctx := r.Context()
+	defer noteCaller(ctx)
 	media := responseMedia(r.Header.Get("Accept"))
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
 
@@ -75,6 +76,7 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
 
 	opCtx, errs := exec.CreateOperationContext(ctx, params)
+	noteOperation(ctx, operationName(params, opCtx))
 	if errs != nil {
 		// A request error (parse, validation, a limit, variables): nothing
 		// ran. GraphQL over HTTP answers it 200 in application/json, as a
@@ -136,6 +138,7 @@ func rateLimited(resp *graphql.Response) (retryAfter int, ok bool) {
 
 // writeErrors writes a response that has no data: the request never ran.
 func writeErrors(w http.ResponseWriter, status int, errs gqlerror.List) {
+	withRequestID(w, errs)
 	b, _ := json.Marshal(struct {
 		Errors gqlerror.List `json:"errors"`
 	}{errs})

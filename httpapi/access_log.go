@@ -1,0 +1,179 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph"
+	"github.com/fracti/api/store"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// requestIDHeader carries a request's id both ways: a proxy's id is kept,
+// and every response names its own.
+const requestIDHeader = "X-Request-Id"
+
+// clientRequestID is the shape of a request id the server adopts from its
+// caller; anything else is replaced, so that a log line never carries more
+// than an id.
+var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// accessRecord is what the access log line says about one request beyond
+// its timing and status; the layers inside fill it in.
+type accessRecord struct {
+	mu        sync.Mutex
+	operation string
+	user      string
+}
+
+type accessKey struct{}
+
+// noteOperation records the operation the request ctx serves runs, for
+// its access log line.
+func noteOperation(ctx context.Context, operation string) {
+	if rec, _ := ctx.Value(accessKey{}).(*accessRecord); rec != nil {
+		rec.mu.Lock()
+		rec.operation = operation
+		rec.mu.Unlock()
+	}
+}
+
+// noteCaller records who made the request ctx serves, if the request
+// needed to know: a request refused before it ran looks no token up, not
+// even for its log line.
+func noteCaller(ctx context.Context) {
+	rec, _ := ctx.Value(accessKey{}).(*accessRecord)
+	id, ok := auth.Known(ctx)
+	if rec == nil || !ok {
+		return
+	}
+	rec.mu.Lock()
+	rec.user = id.UserKey()
+	rec.mu.Unlock()
+}
+
+// withRequest gives each request an id (the caller's X-Request-Id when it
+// is a plain id, else a new one; returned in the same header), a deadline,
+// a budget of DynamoDB calls, and one access log line when it is done: id,
+// operation, user, status, duration and DynamoDB calls. Never a token or a
+// body.
+func withRequest(log *slog.Logger, calls int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get(requestIDHeader)
+		if !clientRequestID.MatchString(id) {
+			id = newRequestID()
+		}
+		w.Header().Set(requestIDHeader, id)
+		rec := &accessRecord{}
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		defer cancel()
+		ctx = store.WithCallBudget(graph.WithRequestID(context.WithValue(ctx, accessKey{}, rec), id), calls)
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(ctx))
+
+		rec.mu.Lock()
+		operation, user := rec.operation, rec.user
+		rec.mu.Unlock()
+		log.LogAttrs(ctx, slog.LevelInfo, "request",
+			slog.String("method", r.Method),
+			slog.String("operation", operation),
+			slog.String("user", user),
+			slog.Int("status", sw.code()),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.Int("dynamodb_calls", store.CallsMade(ctx)),
+		)
+	})
+}
+
+// operationName is the name of the operation a request runs: the one it
+// chose, or the name of its document's only operation ("" if anonymous).
+func operationName(params *graphql.RawParams, opCtx *graphql.OperationContext) string {
+	if params.OperationName != "" {
+		return params.OperationName
+	}
+	if opCtx != nil && opCtx.Operation != nil {
+		return opCtx.Operation.Name
+	}
+	return ""
+}
+
+// withRequestID adds the response's request id to errors written outside
+// GraphQL execution (the presenter adds it to the others).
+func withRequestID(w http.ResponseWriter, errs gqlerror.List) {
+	id := w.Header().Get(requestIDHeader)
+	if id == "" {
+		return
+	}
+	for _, e := range errs {
+		if e.Extensions == nil {
+			e.Extensions = map[string]any{}
+		}
+		if _, ok := e.Extensions["requestId"]; !ok {
+			e.Extensions["requestId"] = id
+		}
+	}
+}
+
+// newRequestID is 16 random bytes in hex.
+func newRequestID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// statusWriter remembers the status a handler answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// code is the status sent: 200 when the handler wrote nothing.
+func (w *statusWriter) code() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}
+
+// requestLog adds the request id to every line logged with a request's
+// context, so that a resolver's error and the access line match up.
+type requestLog struct{ slog.Handler }
+
+func (h requestLog) Handle(ctx context.Context, r slog.Record) error {
+	if id := graph.RequestID(ctx); id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h requestLog) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return requestLog{h.Handler.WithAttrs(attrs)}
+}
+
+func (h requestLog) WithGroup(name string) slog.Handler { return requestLog{h.Handler.WithGroup(name)} }
