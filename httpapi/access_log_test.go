@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/fracti/api/auth"
@@ -18,25 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// logBuffer collects a server's JSON log lines; handlers write to it from
-// their own goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines are the log lines with the given message, decoded.
-func (b *logBuffer) lines(t *testing.T, msg string) []map[string]any {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// lines are the JSON log lines with the given message, decoded.
+func (s *syncBuffer) lines(t *testing.T, msg string) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b.buf.Bytes()))
+	sc := bufio.NewScanner(bytes.NewReader(s.b.Bytes()))
 	for sc.Scan() {
 		var line map[string]any
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &line))
@@ -45,12 +31,6 @@ func (b *logBuffer) lines(t *testing.T, msg string) []map[string]any {
 		}
 	}
 	return out
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // postGraphQL sends a GraphQL request and returns the response and its decoded body.
@@ -77,7 +57,7 @@ func TestAccessLog(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.CreateToken(context.Background(), store.Token{Hash: auth.HashToken(token), UserID: "4242", Name: "Logan"})
 	require.NoError(t, err)
-	logs := &logBuffer{}
+	logs := &syncBuffer{}
 	url := serve(t, httpapi.Config{Store: s, Log: slog.New(slog.NewJSONHandler(logs, nil))}) + "/graphql"
 	signedIn := http.Header{"Authorization": {"Bearer " + token}}
 	const query = `query Home { me { id name } }`
