@@ -70,12 +70,7 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	present := withErrorCode(log)
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		e := present(ctx, err)
-		if id := RequestID(ctx); id != "" {
-			if e.Extensions == nil {
-				e.Extensions = map[string]any{}
-			}
-			e.Extensions["requestId"] = id
-		}
+		TagRequestID(ctx, e)
 		return e
 	}
 }

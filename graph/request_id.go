@@ -1,6 +1,10 @@
 package graph
 
-import "context"
+import (
+	"context"
+
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
 
 type requestIDKey struct{}
 
@@ -15,4 +19,17 @@ func WithRequestID(ctx context.Context, id string) context.Context {
 func RequestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)
 	return id
+}
+
+// TagRequestID adds the id of the request ctx serves to e's extensions as
+// requestId (nothing outside a request).
+func TagRequestID(ctx context.Context, e *gqlerror.Error) {
+	id := RequestID(ctx)
+	if id == "" {
+		return
+	}
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Extensions["requestId"] = id
 }

@@ -7,14 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
-	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/store"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // requestIDHeader carries a request's id both ways: a proxy's id is kept,
@@ -27,37 +25,27 @@ const requestIDHeader = "X-Request-Id"
 var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
 // accessRecord is what the access log line says about one request beyond
-// its timing and status; the layers inside fill it in.
+// its timing and status. The transport fills it in before it returns, on
+// the request's own goroutine.
 type accessRecord struct {
-	mu        sync.Mutex
 	operation string
 	user      string
 }
 
 type accessKey struct{}
 
-// noteOperation records the operation the request ctx serves runs, for
-// its access log line.
-func noteOperation(ctx context.Context, operation string) {
-	if rec, _ := ctx.Value(accessKey{}).(*accessRecord); rec != nil {
-		rec.mu.Lock()
-		rec.operation = operation
-		rec.mu.Unlock()
-	}
-}
-
-// noteCaller records who made the request ctx serves, if the request
-// needed to know: a request refused before it ran looks no token up, not
-// even for its log line.
-func noteCaller(ctx context.Context) {
+// noteRequest records, for its access log line, the operation the request
+// ctx serves ran and who made it, if the request needed to know: a request
+// refused before it ran looks no token up, not even for its log line.
+func noteRequest(ctx context.Context, operation string) {
 	rec, _ := ctx.Value(accessKey{}).(*accessRecord)
-	id, ok := auth.Known(ctx)
-	if rec == nil || !ok {
+	if rec == nil {
 		return
 	}
-	rec.mu.Lock()
-	rec.user = id.UserKey()
-	rec.mu.Unlock()
+	rec.operation = operation
+	if id, ok := auth.Known(ctx); ok {
+		rec.user = id.UserKey()
+	}
 }
 
 // withRequest gives each request an id (the caller's X-Request-Id when it
@@ -80,13 +68,10 @@ func withRequest(log *slog.Logger, calls int, next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(ctx))
 
-		rec.mu.Lock()
-		operation, user := rec.operation, rec.user
-		rec.mu.Unlock()
 		log.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("method", r.Method),
-			slog.String("operation", operation),
-			slog.String("user", user),
+			slog.String("operation", rec.operation),
+			slog.String("user", rec.user),
 			slog.Int("status", sw.code()),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.Int("dynamodb_calls", store.CallsMade(ctx)),
@@ -104,23 +89,6 @@ func operationName(params *graphql.RawParams, opCtx *graphql.OperationContext) s
 		return opCtx.Operation.Name
 	}
 	return ""
-}
-
-// withRequestID adds the response's request id to errors written outside
-// GraphQL execution (the presenter adds it to the others).
-func withRequestID(w http.ResponseWriter, errs gqlerror.List) {
-	id := w.Header().Get(requestIDHeader)
-	if id == "" {
-		return
-	}
-	for _, e := range errs {
-		if e.Extensions == nil {
-			e.Extensions = map[string]any{}
-		}
-		if _, ok := e.Extensions["requestId"]; !ok {
-			e.Extensions["requestId"] = id
-		}
-	}
 }
 
 // newRequestID is 16 random bytes in hex.

@@ -167,7 +167,7 @@ func New(cfg Config) http.Handler {
 func limitBody(max int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
-			writeError(w, http.StatusRequestEntityTooLarge, graph.CodeBadUserInput,
+			writeError(r.Context(), w, http.StatusRequestEntityTooLarge, graph.CodeBadUserInput,
 				"request body too large: the limit is "+strconv.FormatInt(max, 10)+" bytes")
 			return
 		}
@@ -205,12 +205,9 @@ func ready(s *store.Store, log *slog.Logger) http.Handler {
 }
 
 // writeError answers outside GraphQL execution in GraphQL's error shape.
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	errs := gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}}
-	withRequestID(w, errs)
+func writeError(ctx context.Context, w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"errors": errs})
+	writeErrors(ctx, w, status, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}})
 }
 
 // withClientAddr records the client's address for the rate limit without

@@ -212,7 +212,7 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 		}
 		release, err := l.users.Open(id.UserKey())
 		if err != nil {
-			writeError(w, http.StatusTooManyRequests, "RATE_LIMITED", err.Error())
+			writeError(r.Context(), w, http.StatusTooManyRequests, "RATE_LIMITED", err.Error())
 			return
 		}
 		defer release()

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,7 +60,8 @@ func badRequest(format string, args ...any) *requestError {
 // Do answers one request.
 func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	ctx := r.Context()
-	defer noteCaller(ctx)
+	var operation string
+	defer func() { noteRequest(ctx, operation) }()
 	media := responseMedia(r.Header.Get("Accept"))
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
 
@@ -69,14 +71,14 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 			w.Header().Set("Allow", "GET, POST, OPTIONS")
 		}
 		t.log.InfoContext(ctx, "request refused", "status", rerr.status, "code", graph.CodeBadRequest, "reason", rerr.msg)
-		writeErrors(w, rerr.status, gqlerror.List{{Message: rerr.msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
+		writeErrors(ctx, w, rerr.status, gqlerror.List{{Message: rerr.msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
 		return
 	}
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
 
 	opCtx, errs := exec.CreateOperationContext(ctx, params)
-	noteOperation(ctx, operationName(params, opCtx))
+	operation = operationName(params, opCtx)
 	if errs != nil {
 		// A request error (parse, validation, a limit, variables): nothing
 		// ran. GraphQL over HTTP answers it 200 in application/json, as a
@@ -89,21 +91,21 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 			status = http.StatusBadRequest
 		}
 		t.log.InfoContext(ctx, "operation refused", "code", code, "reason", short(resp.Errors[0].Message))
-		writeErrors(w, status, resp.Errors)
+		writeErrors(ctx, w, status, resp.Errors)
 		return
 	}
 	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
 		w.Header().Set("Allow", "POST")
 		msg := "GET requests may only run queries: send a " + string(opCtx.Operation.Operation) + " with POST"
 		t.log.InfoContext(ctx, "request refused", "status", http.StatusMethodNotAllowed, "code", graph.CodeBadRequest, "reason", msg)
-		writeErrors(w, http.StatusMethodNotAllowed, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
+		writeErrors(ctx, w, http.StatusMethodNotAllowed, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
 		return
 	}
 	if opCtx.Operation.Operation == ast.Subscription {
 		// One response cannot carry a stream of events.
 		msg := "subscriptions need a live connection: a WebSocket (graphql-transport-ws) or a POST with Accept: text/event-stream"
 		t.log.InfoContext(ctx, "request refused", "status", http.StatusBadRequest, "code", graph.CodeBadRequest, "reason", msg)
-		writeErrors(w, http.StatusBadRequest, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
+		writeErrors(ctx, w, http.StatusBadRequest, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
@@ -112,7 +114,7 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		// Refused before it ran: HTTP says so too, with when to come back.
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		t.log.InfoContext(ctx, "operation refused", "code", graph.CodeRateLimited, "retryAfter", retry)
-		writeErrors(w, http.StatusTooManyRequests, resp.Errors)
+		writeErrors(ctx, w, http.StatusTooManyRequests, resp.Errors)
 		return
 	}
 	b, err := json.Marshal(resp)
@@ -137,8 +139,10 @@ func rateLimited(resp *graphql.Response) (retryAfter int, ok bool) {
 }
 
 // writeErrors writes a response that has no data: the request never ran.
-func writeErrors(w http.ResponseWriter, status int, errs gqlerror.List) {
-	withRequestID(w, errs)
+func writeErrors(ctx context.Context, w http.ResponseWriter, status int, errs gqlerror.List) {
+	for _, e := range errs {
+		graph.TagRequestID(ctx, e)
+	}
 	b, _ := json.Marshal(struct {
 		Errors gqlerror.List `json:"errors"`
 	}{errs})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 
 	"github.com/fracti/api/internal/screens"
@@ -43,7 +44,7 @@ func measureExecution(ctx context.Context, srv *serverSide, groupID string, n in
 			return nil, err
 		}
 	}
-	if formatCalls(x.once.calls) != formatCalls(x.twice.calls) {
+	if !maps.Equal(x.once.calls, x.twice.calls) {
 		return nil, fmt.Errorf("the second copy read more: %s against %s", formatCalls(x.twice.calls), formatCalls(x.once.calls))
 	}
 	out, err := srv.response(ctx, once)
