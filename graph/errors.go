@@ -101,6 +101,8 @@ func withErrorCode(log *slog.Logger) graphql.ErrorPresenterFunc {
 		case errors.Is(err, store.ErrCallBudget):
 			return withCode(gqlErr, CodeCallBudgetExceeded,
 				"the operation needs more database calls than one request may make ("+strconv.Itoa(store.CallsMade(ctx))+"): ask for fewer things at once")
+		case store.IsThrottled(err):
+			return withCode(gqlErr, CodeUnavailable, "the database is over its capacity right now: try again in a moment")
 		case errors.Is(err, context.Canceled):
 			return withCode(gqlErr, CodeInternal, "request cancelled")
 		}

@@ -8,11 +8,14 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/store"
@@ -129,14 +132,45 @@ func faulty(t *testing.T, inject func(op string) error) (client, string) {
 		}
 		return nil
 	})
-	s := store.New(dynamotest.Client(t, fault.Option()), dynamotest.Table(t), store.Options{})
+	c, group := serveWithClient(t, fault.Option())
+	armed = true
+	return c, group
+}
+
+// serveWithClient is a server whose DynamoDB client has the option (faults to
+// inject), for a signed-in user "111" who created one group.
+func serveWithClient(t *testing.T, option func(*dynamodb.Options)) (client, string) {
+	s := store.New(dynamotest.Client(t, option), dynamotest.Table(t), store.Options{})
 	token, _ := auth.NewToken()
 	_, err := s.CreateToken(context.Background(), store.Token{Hash: auth.HashToken(token), UserID: "111", Name: "Alice"})
 	require.NoError(t, err)
 	g, _, err := s.CreateGroup(context.Background(), store.NewGroup{Title: "T", Currency: usd(), Creator: store.NewMember{UserID: "111", Name: "Alice"}})
 	require.NoError(t, err)
-	armed = true
 	return client{t, serve(t, httpapi.Config{Store: s}), "Bearer " + token}, g.ID
+}
+
+func TestThrottledWriteIsUnavailableAndWritesNothing(t *testing.T) {
+	var throttleAll atomic.Bool
+	throttle := dynamotest.NewThrottle(func(op string, attempt int) bool {
+		return op == "TransactWriteItems" && (throttleAll.Load() || attempt == 2 || attempt == 3)
+	})
+	c, group := serveWithClient(t, throttle.Option())
+	add := `mutation($g: ID!) { createExpense(input: {groupId: $g, amount: "9.00", description: "Taxi", splitType: EQUAL, splits: [{userId: "111"}]}) { id } }`
+	list := `query($g: ID!) { group(id: $g) { expenses { nodes { description } } } }`
+
+	// The group's creation took the first try; the next two are throttled and retried.
+	res := c.do(add, map[string]any{"g": group})
+	require.Empty(t, res.Errors)
+	require.Equal(t, 4, throttle.Attempts("TransactWriteItems"))
+
+	throttleAll.Store(true)
+	res = c.do(add, map[string]any{"g": group})
+	require.Len(t, res.Errors, 1)
+	require.Equal(t, graph.CodeUnavailable, res.Errors[0].Extensions["code"])
+	require.Contains(t, res.Errors[0].Message, "try again")
+	require.Equal(t, 4+store.ThrottleAttempts, throttle.Attempts("TransactWriteItems"), "tried ThrottleAttempts times")
+	require.JSONEq(t, `{"group": {"expenses": {"nodes": [{"description": "Taxi"}]}}}`, string(c.do(list, map[string]any{"g": group}).Data),
+		"the throttled expense was not written")
 }
 
 func TestDatabaseFailureIsAnInternalErrorWithNothingInternal(t *testing.T) {

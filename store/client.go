@@ -26,13 +26,14 @@ type ClientConfig struct {
 // AWS default chain; a local endpoint gets dummy credentials when none are
 // in the environment (DynamoDB Local accepts any), and skips response checksums,
 // which DynamoDB Local omits on error responses. Every client enforces the
-// call budget a context carries (WithCallBudget).
+// call budget a context carries (WithCallBudget), and retries throttled calls
+// within the context's deadline (newRetryer).
 func NewClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
 	awsCfg, err := loadAWSConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	opts := []func(*dynamodb.Options){enforceCallBudget}
+	opts := []func(*dynamodb.Options){enforceCallBudget, func(o *dynamodb.Options) { o.Retryer = newRetryer() }}
 	if cfg.Endpoint != "" {
 		opts = append(opts, func(o *dynamodb.Options) {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)

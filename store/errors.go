@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // Errors the store returns for outcomes callers act on. Anything else is an
@@ -114,4 +116,17 @@ func oldItemAt(err error, i int) map[string]types.AttributeValue {
 		return nil
 	}
 	return tce.CancellationReasons[i].Item
+}
+
+// IsThrottled reports whether err is DynamoDB refusing a call for capacity
+// (ProvisionedThroughputExceededException, ThrottlingException,
+// RequestLimitExceeded and the other codes the SDK retries as throttling),
+// after the retries it was given.
+func IsThrottled(err error) bool {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	_, throttled := awsretry.DefaultThrottleErrorCodes[apiErr.ErrorCode()]
+	return throttled
 }

@@ -2,11 +2,15 @@ package dynamotest
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // Counter counts the DynamoDB operations a client sends, by name, the
@@ -163,6 +167,59 @@ func Latency(d time.Duration) func(*dynamodb.Options) {
 						return middleware.InitializeOutput{}, middleware.Metadata{}, ctx.Err()
 					}
 					return next.HandleInitialize(ctx, in)
+				}), middleware.After)
+		})
+	}
+}
+
+// Throttle makes DynamoDB answer chosen attempts of a client's calls the way
+// it does when a table or account is over its capacity: HTTP 400 with a
+// ProvisionedThroughputExceededException. The answer goes through the SDK's
+// own deserializer and retryer, as one from AWS would; DynamoDB Local never
+// throttles.
+type Throttle struct {
+	mu       sync.Mutex
+	attempts map[string]int
+	throttle func(op string, attempt int) bool
+}
+
+// NewThrottle returns a Throttle that refuses the attempts throttle picks, by
+// operation name and attempt number (1-based, per operation, counting every
+// try of every call).
+func NewThrottle(throttle func(op string, attempt int) bool) *Throttle {
+	return &Throttle{attempts: map[string]int{}, throttle: throttle}
+}
+
+// Attempts is how many tries of op reached the network or were throttled.
+func (t *Throttle) Attempts(op string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.attempts[op]
+}
+
+// Option installs the throttle on a client, between the deserializer and the
+// network, so that each retry passes through it.
+func (t *Throttle) Option() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Deserialize.Add(middleware.DeserializeMiddlewareFunc("InjectThrottle",
+				func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+					op := middleware.GetOperationName(ctx)
+					t.mu.Lock()
+					t.attempts[op]++
+					n := t.attempts[op]
+					t.mu.Unlock()
+					if !t.throttle(op, n) {
+						return next.HandleDeserialize(ctx, in)
+					}
+					body := `{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",` +
+						`"message":"The level of configured provisioned throughput for the table was exceeded."}`
+					return middleware.DeserializeOutput{RawResponse: &smithyhttp.Response{Response: &http.Response{
+						StatusCode:    http.StatusBadRequest,
+						Header:        http.Header{"Content-Type": {"application/x-amz-json-1.0"}},
+						Body:          io.NopCloser(strings.NewReader(body)),
+						ContentLength: int64(len(body)),
+					}}}, middleware.Metadata{}, nil
 				}), middleware.After)
 		})
 	}
