@@ -68,6 +68,11 @@ type config struct {
 	LiveBuffer    int
 	LiveLimits    httpapi.LiveLimits
 	SyncRetention time.Duration // SYNC_RETENTION
+	// TrustedDocuments: TRUSTED_DOCUMENTS, the manifest's path ("": any operation runs).
+	TrustedDocuments string
+	// Introspection and FieldSuggestions: INTROSPECTION and FIELD_SUGGESTIONS.
+	Introspection    bool
+	FieldSuggestions bool
 }
 
 func loadConfig() (config, error) {
@@ -179,6 +184,14 @@ func loadConfig() (config, error) {
 	c.LiveLimits.MaxMessageBytes = int64(maxMessage)
 	if c.Playground, err = strconv.ParseBool(env("PLAYGROUND", "true")); err != nil {
 		return c, fmt.Errorf("PLAYGROUND must be true or false")
+	}
+	c.TrustedDocuments = os.Getenv("TRUSTED_DOCUMENTS")
+	if c.Introspection, err = strconv.ParseBool(env("INTROSPECTION", "true")); err != nil {
+		return c, fmt.Errorf("INTROSPECTION must be true or false")
+	}
+	// Suggestions would spell out the schema introspection hides.
+	if c.FieldSuggestions, err = strconv.ParseBool(env("FIELD_SUGGESTIONS", strconv.FormatBool(c.Introspection))); err != nil {
+		return c, fmt.Errorf("FIELD_SUGGESTIONS must be true or false")
 	}
 	legacyOpen, err := strconv.ParseBool(env("LEGACY_GROUPS_JOIN_BY_ID", "true"))
 	if err != nil {
@@ -354,6 +367,16 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// A manifest that does not fit the schema stops the server before it serves anything.
+	var trusted *graph.TrustedDocuments
+	if cfg.TrustedDocuments != "" {
+		var err error
+		if trusted, err = graph.LoadTrustedDocuments(cfg.TrustedDocuments); err != nil {
+			return err
+		}
+		log.Info("running only trusted documents", "path", cfg.TrustedDocuments, "operations", trusted.Len())
+	}
+
 	s, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -379,6 +402,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls, InviteLinks: cfg.InviteLinks,
 			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,
 			Live: hub, LiveLimits: cfg.LiveLimits, LiveDone: liveCtx,
+			TrustedDocuments: trusted, DisableIntrospection: !cfg.Introspection, DisableSuggestions: !cfg.FieldSuggestions,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"os"
 	"path/filepath"
@@ -68,6 +70,43 @@ func TestConfigFromEnvironment(t *testing.T) {
 			require.ErrorContains(t, err, name)
 		})
 	}
+}
+
+func TestConfigIntrospectionAndSuggestions(t *testing.T) {
+	for _, tc := range []struct {
+		introspection, suggestions string
+		wantIntrospection, wantHints bool
+	}{
+		{"", "", true, true},
+		{"false", "", false, false}, // hints would spell out the hidden schema
+		{"false", "true", false, true},
+		{"true", "false", true, false},
+	} {
+		t.Setenv("INTROSPECTION", tc.introspection)
+		t.Setenv("FIELD_SUGGESTIONS", tc.suggestions)
+		c, err := loadConfig()
+		require.NoError(t, err)
+		require.Equal(t, tc.wantIntrospection, c.Introspection, "%+v", tc)
+		require.Equal(t, tc.wantHints, c.FieldSuggestions, "%+v", tc)
+	}
+	for _, name := range []string{"INTROSPECTION", "FIELD_SUGGESTIONS"} {
+		t.Setenv(name, "off")
+		_, err := loadConfig()
+		require.ErrorContains(t, err, name)
+		t.Setenv(name, "")
+	}
+}
+
+func TestServeRefusesAManifestThatDoesNotFit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trusted.json")
+	const doc = `{ me { shoeSize } }`
+	sum := sha256.Sum256([]byte(doc))
+	require.NoError(t, os.WriteFile(path, []byte(`{"`+hex.EncodeToString(sum[:])+`": "`+doc+`"}`), 0o600))
+	t.Setenv("TRUSTED_DOCUMENTS", path)
+	t.Setenv("PORT", "0")
+	err := run(context.Background(), []string{"serve"})
+	require.ErrorContains(t, err, "trusted documents "+path)
+	require.ErrorContains(t, err, "not valid against this server's schema")
 }
 
 // localTable points the configuration at a fresh table on DynamoDB Local.

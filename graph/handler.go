@@ -25,6 +25,13 @@ type HandlerConfig struct {
 	LoaderWait time.Duration
 	// Calls is how many DynamoDB calls resolving one such response may make.
 	Calls int
+	// TrustedDocuments, when set, are the only operations that run; automatic
+	// persisted queries are off then.
+	TrustedDocuments *TrustedDocuments
+	// DisableIntrospection refuses __schema and __type (INTROSPECTION_DISABLED).
+	DisableIntrospection bool
+	// DisableSuggestions leaves "Did you mean …?" out of validation errors.
+	DisableSuggestions bool
 }
 
 // liveResponseTimeout bounds resolving one response of an operation sent
@@ -37,21 +44,35 @@ const liveResponseTimeout = 30 * time.Second
 // groups out; this keeps it in while lists nested in lists still multiply.
 const typicalBalances = 100
 
-// NewHandler is the GraphQL executor: Apollo's automatic persisted queries,
-// the limits (checked before gqlgen parses, validates or runs anything),
-// introspection for the Playground, per-field panic recovery and the error
-// codes clients rely on. The caller adds the HTTP transports.
+// NewHandler is the GraphQL executor: Apollo's automatic persisted queries
+// (or only trusted documents), the limits (checked before gqlgen parses,
+// validates or runs anything), introspection for the Playground (unless
+// turned off), per-field panic recovery and the error codes clients rely on.
+// The caller adds the HTTP transports.
 func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	ec := generated.Config{Resolvers: r}
 	// Balance lists cost as many entries as the store lets a group's currencies grow to.
 	listCosts(&ec.Complexity, r.Store.MaxGroupCurrencies())
 	srv := handler.New(generated.NewExecutableSchema(ec))
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.Use(extension.Introspection{})
+	if cfg.DisableIntrospection {
+		srv.Use(noIntrospection{})
+	} else {
+		srv.Use(extension.Introspection{})
+	}
 	// Order matters: the persisted query fills in the document the limits check.
-	srv.Use(newPersistedQueries())
+	if cfg.TrustedDocuments != nil {
+		srv.Use(trustedOnly{cfg.TrustedDocuments})
+	} else {
+		srv.Use(newPersistedQueries())
+	}
 	srv.Use(limits.New(cfg.Limits))
-	srv.SetErrorPresenter(ErrorPresenter(r.log()))
+	present := ErrorPresenter(r.log())
+	if cfg.DisableSuggestions {
+		srv.SetDisableSuggestion(true)
+		present = withoutSuggestions(present)
+	}
+	srv.SetErrorPresenter(present)
 	srv.SetRecoverFunc(RecoverFunc(r.log()))
 	srv.AroundOperations(r.limitRate)
 	srv.AroundFields(RequireAuth)

@@ -68,6 +68,13 @@ type Config struct {
 	// LiveDone ends every live connection when it is done (the server is
 	// shutting down); nil: never.
 	LiveDone context.Context
+	// TrustedDocuments, when set, are the only operations the server runs
+	// (automatic persisted queries are off then).
+	TrustedDocuments *graph.TrustedDocuments
+	// DisableIntrospection refuses __schema and __type.
+	DisableIntrospection bool
+	// DisableSuggestions leaves "Did you mean …?" out of validation errors.
+	DisableSuggestions bool
 	// ClientIPHeader names a header a trusted proxy sets to the client's
 	// address (such as X-Forwarded-For; its last address is used); empty:
 	// the address of the connection.
@@ -125,7 +132,8 @@ func New(cfg Config) http.Handler {
 	gql := graph.NewHandler(&graph.Resolver{
 		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter, Live: cfg.Live,
 	},
-		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls})
+		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls,
+			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions})
 	liveT := newLiveTransports(cfg.LiveDone, cfg.CORSOrigins, authn, cfg.LiveLimits, cfg.Log)
 	gql.AddTransport(liveT.websocket())
 	gql.AddTransport(transport.Options{})
