@@ -74,7 +74,7 @@ func TestConfigFromEnvironment(t *testing.T) {
 
 func TestConfigIntrospectionAndSuggestions(t *testing.T) {
 	for _, tc := range []struct {
-		introspection, suggestions string
+		introspection, suggestions   string
 		wantIntrospection, wantHints bool
 	}{
 		{"", "", true, true},
