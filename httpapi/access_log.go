@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -56,11 +57,7 @@ func noteRequest(ctx context.Context, operation string) {
 func withRequest(log *slog.Logger, calls int, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := r.Header.Get(requestIDHeader)
-		if !clientRequestID.MatchString(id) {
-			id = newRequestID()
-		}
-		w.Header().Set(requestIDHeader, id)
+		id := requestID(w, r)
 		rec := &accessRecord{}
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
@@ -75,6 +72,75 @@ func withRequest(log *slog.Logger, calls int, next http.Handler) http.Handler {
 			slog.Int("status", sw.code()),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.Int("dynamodb_calls", store.CallsMade(ctx)),
+		)
+	})
+}
+
+// requestID is the id of a request: its caller's X-Request-Id when that is
+// a plain id, else a new one. It is returned in the same header.
+func requestID(w http.ResponseWriter, r *http.Request) string {
+	id := r.Header.Get(requestIDHeader)
+	if !clientRequestID.MatchString(id) {
+		id = newRequestID()
+	}
+	w.Header().Set(requestIDHeader, id)
+	return id
+}
+
+// liveRecord is what the log line of a live connection says beyond its
+// timing: who held it (known once a WebSocket's connection_init is
+// accepted) and why the server ended it, if it did.
+type liveRecord struct {
+	mu     sync.Mutex
+	user   string
+	reason string
+}
+
+type liveRecordKey struct{}
+
+// noteLive records on ctx's live connection who holds it and, when reason
+// is not empty, why the server ends it.
+func noteLive(ctx context.Context, user, reason string) {
+	rec, _ := ctx.Value(liveRecordKey{}).(*liveRecord)
+	if rec == nil {
+		return
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if user != "" {
+		rec.user = user
+	}
+	if reason != "" && rec.reason == "" {
+		rec.reason = reason
+	}
+}
+
+// withLiveLog gives a live connection a request id, as withRequest gives a
+// request, and one log line when it ends: id, transport, user, how long it
+// was open and why the server ended it. The line comes at the end because
+// a connection's life is what an operator looks for.
+func withLiveLog(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &liveRecord{}
+		ctx := graph.WithRequestID(context.WithValue(r.Context(), liveRecordKey{}, rec), requestID(w, r))
+		next.ServeHTTP(w, r.WithContext(ctx))
+
+		transport := "sse"
+		if isWebSocket(r) {
+			transport = "websocket"
+		}
+		rec.mu.Lock()
+		user, reason := rec.user, rec.reason
+		rec.mu.Unlock()
+		if reason == "" {
+			reason = "client" // it closed, or its only subscription completed
+		}
+		log.LogAttrs(ctx, slog.LevelInfo, "live connection",
+			slog.String("transport", transport),
+			slog.String("user", user),
+			slog.Float64("duration_s", time.Since(start).Seconds()),
+			slog.String("ended_by", reason),
 		)
 	})
 }

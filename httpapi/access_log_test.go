@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/httpapi"
+	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -123,4 +125,59 @@ func TestAccessLog(t *testing.T) {
 			require.True(t, found, "%s: the access line", name)
 		}
 	})
+}
+
+// liveLines are the log lines of live connections that have ended.
+func liveLines(t *testing.T, logs *syncBuffer, transport string) []map[string]any {
+	var out []map[string]any
+	for _, l := range logs.lines(t, "live connection") {
+		if l["transport"] == transport {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// A live connection gets one log line when it ends: its request id,
+// transport, user, how long it lasted, and who ended it.
+func TestLiveConnectionLog(t *testing.T) {
+	logs := &syncBuffer{}
+	api := apitest.New(t, apitest.Live(), func(c *httpapi.Config) { c.Log = slog.New(slog.NewJSONHandler(logs, nil)) })
+	ann := api.User("1001", "Ann")
+
+	c, err := dialWS(t, api, map[string]any{"Authorization": ann.Header()})
+	require.NoError(t, err)
+	require.NoError(t, c.Subscribe(context.Background(), "1", `subscription { myEvents { id } }`, nil))
+	require.NoError(t, c.Close())
+	_, err = dialWS(t, api, map[string]any{"Authorization": "Bearer fracti_" + strings.Repeat("x", 43)})
+	require.Error(t, err)
+	require.Eventually(t, func() bool { return len(liveLines(t, logs, "websocket")) == 2 }, 10*time.Second, 20*time.Millisecond)
+	ws := liveLines(t, logs, "websocket")
+	byUser := map[string]map[string]any{}
+	for _, l := range ws {
+		byUser[l["user"].(string)] = l
+		require.Regexp(t, `^[0-9a-f]{32}$`, l["request_id"])
+		require.GreaterOrEqual(t, l["duration_s"], 0.0)
+	}
+	require.Equal(t, "client", byUser["1001"]["ended_by"])
+	require.Contains(t, byUser[""]["ended_by"], "server: Forbidden", "refused credentials")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api.URL(), strings.NewReader(`{"query":"subscription { myEvents { id } }"}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", ann.Header())
+	req.Header.Set("X-Request-Id", "sse-1")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, "sse-1", res.Header.Get("X-Request-Id"))
+	cancel()
+	_ = res.Body.Close()
+	require.Eventually(t, func() bool { return len(liveLines(t, logs, "sse")) == 1 }, 10*time.Second, 20*time.Millisecond)
+	sse := liveLines(t, logs, "sse")[0]
+	require.Equal(t, "sse-1", sse["request_id"])
+	require.Equal(t, "1001", sse["user"])
+	require.Equal(t, "client", sse["ended_by"])
+	require.NotContains(t, logs.String(), strings.TrimPrefix(ann.Header(), "Bearer "), "never the token")
 }

@@ -142,7 +142,7 @@ func New(cfg Config) http.Handler {
 
 	requests := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, limitBody(cfg.MaxBodyBytes, withClientAddr(cfg.ClientIPHeader,
 		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql)))))
-	liveConns := limitBody(cfg.MaxBodyBytes, withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql))))
+	liveConns := withLiveLog(cfg.Log, limitBody(cfg.MaxBodyBytes, withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql)))))
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isLive(r) {

@@ -110,6 +110,7 @@ func (l *liveTransports) websocket() transport.Websocket {
 func (l *liveTransports) init(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 	refuse := func(code int, reason string) (context.Context, *transport.InitPayload, error) {
 		reason = closeReason(reason)
+		noteLive(ctx, "", "server: "+reason)
 		return transport.AppendCloseReason(transport.WithWebsocketCloseCode(ctx, code), reason), nil, errors.New(reason)
 	}
 	header := payload.Authorization()
@@ -124,6 +125,7 @@ func (l *liveTransports) init(ctx context.Context, payload transport.InitPayload
 	case err != nil:
 		return refuse(closeForbidden, "Forbidden: "+err.Error())
 	}
+	noteLive(ctx, id.UserKey(), "")
 	release, err := l.users.Open(id.UserKey())
 	if err != nil {
 		return refuse(closeTooManyRequests, err.Error())
@@ -134,7 +136,8 @@ func (l *liveTransports) init(ctx context.Context, payload transport.InitPayload
 		Allowed:          l.stillAllowed(header),
 		Drop: func(reason error) {
 			code, msg := dropCode(reason)
-			l.log.Info("live connection dropped", "user", id.UserKey(), "reason", msg)
+			noteLive(ctx, "", "server: "+msg)
+			l.log.InfoContext(ctx, "live connection dropped", "user", id.UserKey(), "reason", msg)
 			sock.close(code, msg)
 		},
 	}
@@ -199,7 +202,10 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 		_ = rc.SetWriteDeadline(time.Time{})
 		ctx, cancel := context.WithCancelCause(r.Context())
 		defer cancel(nil)
-		stop := context.AfterFunc(l.done, func() { cancel(errors.New("the server is shutting down")) })
+		stop := context.AfterFunc(l.done, func() {
+			noteLive(ctx, "", "server: shutting down")
+			cancel(errors.New("the server is shutting down"))
+		})
 		defer stop()
 		if isWebSocket(r) {
 			next.ServeHTTP(w, r.WithContext(withSocket(ctx, &socket{})))
@@ -210,8 +216,10 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r.WithContext(ctx)) // the GraphQL layer refuses it with UNAUTHENTICATED
 			return
 		}
+		noteLive(ctx, id.UserKey(), "")
 		release, err := l.users.Open(id.UserKey())
 		if err != nil {
+			noteLive(ctx, "", "server: "+err.Error())
 			writeError(r.Context(), w, http.StatusTooManyRequests, "RATE_LIMITED", err.Error())
 			return
 		}
@@ -219,7 +227,11 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 		conn := &live.Connection{
 			MaxSubscriptions: 1,
 			Allowed:          l.stillAllowed(r.Header.Get("Authorization")),
-			Drop:             func(reason error) { cancel(reason) },
+			Drop: func(reason error) {
+				_, msg := dropCode(reason)
+				noteLive(ctx, "", "server: "+msg)
+				cancel(reason)
+			},
 		}
 		next.ServeHTTP(w, r.WithContext(live.WithConnection(ctx, conn)))
 	})
