@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph"
+	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -41,6 +43,24 @@ func TestGraphQLOverHTTPAudit(t *testing.T) {
 	runNode(t, dir, "audit.test.mjs", srv.URL+"/graphql", s)
 }
 
+// TestRealClientsTrustedDocuments runs e2e/trusted.test.mjs twice: first to
+// write the manifest of its operations as Apollo Client sends them (against
+// a server with automatic persisted queries, as an app's build step would),
+// then against a server that runs only that manifest, where Apollo's
+// persisted query link sends hashes alone and an unlisted operation fails
+// without falling back to its text.
+func TestRealClientsTrustedDocuments(t *testing.T) {
+	dir := e2eDir(t)
+	manifest := filepath.Join(t.TempDir(), "manifest.json")
+	build := apitest.New(t)
+	runNode(t, dir, "trusted.test.mjs", build.URL(), build.Store, "FRACTI_MANIFEST_OUT="+manifest)
+	docs, err := graph.LoadTrustedDocuments(manifest)
+	require.NoError(t, err)
+	require.Equal(t, 3, docs.Len())
+	api := apitest.New(t, func(c *httpapi.Config) { c.TrustedDocuments = docs })
+	runNode(t, dir, "trusted.test.mjs", api.URL(), api.Store)
+}
+
 // e2eDir is the e2e/ directory, with the JavaScript clients installed.
 func e2eDir(t *testing.T) string {
 	t.Helper()
@@ -53,12 +73,13 @@ func e2eDir(t *testing.T) string {
 }
 
 // runNode runs `node --test file` in dir against the GraphQL endpoint url,
-// with access tokens for two users, Alice and Bob, in its environment.
-func runNode(t *testing.T, dir, file, url string, s *store.Store) {
+// with access tokens for two users, Alice and Bob, and extra variables in
+// its environment.
+func runNode(t *testing.T, dir, file, url string, s *store.Store, extra ...string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	require.NoError(t, err, "Node.js is needed for the client tests")
-	env := append(os.Environ(), "FRACTI_URL="+url)
+	env := append(append(os.Environ(), "FRACTI_URL="+url), extra...)
 	for name, id := range map[string]string{"ALICE": "4001", "BOB": "4002"} {
 		token, err := auth.NewToken()
 		require.NoError(t, err)
