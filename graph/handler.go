@@ -25,6 +25,12 @@ type HandlerConfig struct {
 	LoaderWait time.Duration
 	// Calls is how many DynamoDB calls resolving one such response may make.
 	Calls int
+	// LoaderBatches, when set, is told the size of every batch read those
+	// loaders make (metrics).
+	LoaderBatches loaders.BatchObserver
+	// ErrorCodes, when set, is told the extensions.code of every error the
+	// executor presents, once per error (metrics).
+	ErrorCodes func(code string)
 }
 
 // liveResponseTimeout bounds resolving one response of an operation sent
@@ -51,7 +57,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	// Order matters: the persisted query fills in the document the limits check.
 	srv.Use(newPersistedQueries())
 	srv.Use(limits.New(cfg.Limits))
-	srv.SetErrorPresenter(ErrorPresenter(r.log()))
+	srv.SetErrorPresenter(countCodes(ErrorPresenter(r.log()), cfg.ErrorCodes))
 	srv.SetRecoverFunc(RecoverFunc(r.log()))
 	srv.AroundOperations(r.limitRate)
 	srv.AroundFields(RequireAuth)
@@ -78,7 +84,7 @@ func (r *Resolver) freshLoaders(cfg HandlerConfig) graphql.ResponseMiddleware {
 			ctx, cancel = context.WithTimeout(ctx, liveResponseTimeout)
 			defer cancel()
 		}
-		ctx = loaders.With(ctx, loaders.New(r.Store, cfg.LoaderWait))
+		ctx = loaders.With(ctx, loaders.New(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches)))
 		if cfg.Calls > 0 {
 			ctx = store.WithCallBudget(ctx, cfg.Calls)
 		}
