@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -23,12 +24,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 )
@@ -73,6 +76,10 @@ type config struct {
 	// Introspection and FieldSuggestions: INTROSPECTION and FIELD_SUGGESTIONS.
 	Introspection    bool
 	FieldSuggestions bool
+	// Metrics: METRICS; MetricsAddr: METRICS_ADDR, a listener of their own
+	// ("": /metrics on PORT).
+	Metrics     bool
+	MetricsAddr string
 }
 
 func loadConfig() (config, error) {
@@ -192,6 +199,14 @@ func loadConfig() (config, error) {
 	// Suggestions would spell out the schema introspection hides.
 	if c.FieldSuggestions, err = strconv.ParseBool(env("FIELD_SUGGESTIONS", strconv.FormatBool(c.Introspection))); err != nil {
 		return c, fmt.Errorf("FIELD_SUGGESTIONS must be true or false")
+	}
+	if c.Metrics, err = strconv.ParseBool(env("METRICS", "true")); err != nil {
+		return c, fmt.Errorf("METRICS must be true or false")
+	}
+	if c.MetricsAddr = os.Getenv("METRICS_ADDR"); c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil || !c.Metrics {
+			return c, fmt.Errorf("METRICS_ADDR must be an address such as :9090, with METRICS=true")
+		}
 	}
 	legacyOpen, err := strconv.ParseBool(env("LEGACY_GROUPS_JOIN_BY_ID", "true"))
 	if err != nil {
@@ -317,9 +332,9 @@ func run(ctx context.Context, args []string) error {
 }
 
 // openStore connects to DynamoDB; with a local endpoint it also creates the
-// table if it is missing.
-func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store, error) {
-	db, err := store.NewClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region})
+// table if it is missing. optFns add to the client (metrics).
+func openStore(ctx context.Context, cfg config, log *slog.Logger, optFns ...func(*dynamodb.Options)) (*store.Store, error) {
+	db, err := store.NewClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region}, optFns...)
 	if err != nil {
 		return nil, err
 	}
@@ -347,11 +362,11 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger) (*store.Store,
 
 // startLive tails the table's stream until ctx ends and returns the hub
 // subscriptions are served from; nil when live updates are off.
-func startLive(ctx context.Context, cfg config, s *store.Store, log *slog.Logger) (*live.Hub, error) {
+func startLive(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics) (*live.Hub, error) {
 	if !cfg.LiveUpdates {
 		return nil, nil
 	}
-	streams, err := store.NewStreamsClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region})
+	streams, err := store.NewStreamsClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region}, m.DynamoDBStreams())
 	if err != nil {
 		return nil, err
 	}
@@ -377,7 +392,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 		log.Info("running only trusted documents", "path", cfg.TrustedDocuments, "operations", trusted.Len())
 	}
 
-	s, err := openStore(ctx, cfg, log)
+	var m *metrics.Metrics // nil: no metrics
+	if cfg.Metrics {
+		m = metrics.New()
+	}
+	s, err := openStore(ctx, cfg, log, m.DynamoDB())
 	if err != nil {
 		return err
 	}
@@ -386,7 +405,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	}
 	liveCtx, endLive := context.WithCancel(context.WithoutCancel(ctx))
 	defer endLive()
-	hub, err := startLive(liveCtx, cfg, s, log)
+	hub, err := startLive(liveCtx, cfg, s, log, m)
 	if err != nil {
 		return err
 	}
@@ -403,6 +422,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,
 			Live: hub, LiveLimits: cfg.LiveLimits, LiveDone: liveCtx,
 			TrustedDocuments: trusted, DisableIntrospection: !cfg.Introspection, DisableSuggestions: !cfg.FieldSuggestions,
+			Metrics: m, MetricsElsewhere: cfg.MetricsAddr != "",
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -417,13 +437,25 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 		printWelcome(cfg, token)
 	}
 
-	failed := make(chan error, 1)
+	failed := make(chan error, 2)
 	go func() {
-		log.Info("listening", "addr", srv.Addr, "table", cfg.Table, "playground", cfg.Playground)
+		log.Info("listening", "addr", srv.Addr, "table", cfg.Table, "playground", cfg.Playground, "metrics", cfg.Metrics)
 		if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
 			failed <- err
 		}
 	}()
+	var metricsSrv *http.Server // the metrics' own listener, when METRICS_ADDR asks for one
+	if cfg.MetricsAddr != "" {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", m.Handler())
+		metricsSrv = &http.Server{Addr: cfg.MetricsAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			log.Info("serving metrics", "addr", cfg.MetricsAddr)
+			if err := metricsSrv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+				failed <- fmt.Errorf("metrics listener: %w", err)
+			}
+		}()
+	}
 	select {
 	case err := <-failed:
 		return err
@@ -433,5 +465,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	endLive() // live connections end now; the server does not wait for them
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
+	if metricsSrv != nil {
+		defer func() { _ = metricsSrv.Shutdown(shutdownCtx) }() // scraped until the API has stopped
+	}
 	return srv.Shutdown(shutdownCtx)
 }

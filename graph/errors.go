@@ -75,6 +75,20 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 	}
 }
 
+// countCodes tells count the code of every error present presents; every
+// error a client receives from the executor passes here exactly once.
+func countCodes(present graphql.ErrorPresenterFunc, count func(code string)) graphql.ErrorPresenterFunc {
+	if count == nil {
+		return present
+	}
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		e := present(ctx, err)
+		code, _ := e.Extensions["code"].(string)
+		count(code)
+		return e
+	}
+}
+
 // withErrorCode is the presenter's first step: the error with its code.
 func withErrorCode(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {

@@ -32,6 +32,12 @@ type HandlerConfig struct {
 	DisableIntrospection bool
 	// DisableSuggestions leaves "Did you mean …?" out of validation errors.
 	DisableSuggestions bool
+	// LoaderBatches, when set, is told the size of every batch read those
+	// loaders make (metrics).
+	LoaderBatches loaders.BatchObserver
+	// ErrorCodes, when set, is told the extensions.code of every error the
+	// executor presents, once per error (metrics).
+	ErrorCodes func(code string)
 }
 
 // liveResponseTimeout bounds resolving one response of an operation sent
@@ -72,7 +78,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 		srv.SetDisableSuggestion(true)
 		present = withoutSuggestions(present)
 	}
-	srv.SetErrorPresenter(present)
+	srv.SetErrorPresenter(countCodes(present, cfg.ErrorCodes))
 	srv.SetRecoverFunc(RecoverFunc(r.log()))
 	srv.AroundOperations(r.limitRate)
 	srv.AroundFields(RequireAuth)
@@ -99,7 +105,7 @@ func (r *Resolver) freshLoaders(cfg HandlerConfig) graphql.ResponseMiddleware {
 			ctx, cancel = context.WithTimeout(ctx, liveResponseTimeout)
 			defer cancel()
 		}
-		ctx = loaders.With(ctx, loaders.New(r.Store, cfg.LoaderWait))
+		ctx = loaders.With(ctx, loaders.New(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches)))
 		if cfg.Calls > 0 {
 			ctx = store.WithCallBudget(ctx, cfg.Calls)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph"
+	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/store"
 )
 
@@ -25,27 +26,38 @@ const requestIDHeader = "X-Request-Id"
 // than an id.
 var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
-// accessRecord is what the access log line says about one request beyond
-// its timing and status. The transport fills it in before it returns, on
-// the request's own goroutine.
+// accessRecord is what the access log line and the metrics say about one
+// request beyond its timing and status. The transport fills it in before it
+// returns, on the request's own goroutine.
 type accessRecord struct {
 	operation string
+	kind      string // query, mutation or subscription; "" when none was found
 	user      string
+	failed    bool // the response carried errors
 }
 
 type accessKey struct{}
 
-// noteRequest records, for its access log line, the operation the request
-// ctx serves ran and who made it, if the request needed to know: a request
-// refused before it ran looks no token up, not even for its log line.
-func noteRequest(ctx context.Context, operation string) {
+// noteRequest records, for its access log line and metrics, the operation
+// the request ctx serves ran, its type, and who made it, if the request
+// needed to know: a request refused before it ran looks no token up, not
+// even for its log line.
+func noteRequest(ctx context.Context, operation, kind string) {
 	rec, _ := ctx.Value(accessKey{}).(*accessRecord)
 	if rec == nil {
 		return
 	}
-	rec.operation = operation
+	rec.operation, rec.kind = operation, kind
 	if id, ok := auth.Known(ctx); ok {
 		rec.user = id.UserKey()
+	}
+}
+
+// noteFailed records that the response to the request ctx serves carries
+// errors.
+func noteFailed(ctx context.Context) {
+	if rec, _ := ctx.Value(accessKey{}).(*accessRecord); rec != nil {
+		rec.failed = true
 	}
 }
 
@@ -53,8 +65,8 @@ func noteRequest(ctx context.Context, operation string) {
 // is a plain id, else a new one; returned in the same header), a deadline,
 // a budget of DynamoDB calls, and one access log line when it is done: id,
 // operation, user, status, duration and DynamoDB calls. Never a token or a
-// body.
-func withRequest(log *slog.Logger, calls int, next http.Handler) http.Handler {
+// body. The same figures go to the metrics.
+func withRequest(log *slog.Logger, calls int, m *metrics.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(w, r)
@@ -65,14 +77,17 @@ func withRequest(log *slog.Logger, calls int, next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(ctx))
 
+		took, calls := time.Since(start), store.CallsMade(ctx)
 		log.LogAttrs(ctx, slog.LevelInfo, "request",
 			slog.String("method", r.Method),
 			slog.String("operation", rec.operation),
 			slog.String("user", rec.user),
 			slog.Int("status", sw.code()),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.Int("dynamodb_calls", store.CallsMade(ctx)),
+			slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+			slog.Int("dynamodb_calls", calls),
 		)
+		m.ObserveRequest(metrics.Request{Operation: rec.operation, Type: rec.kind, Status: sw.code(),
+			Failed: rec.failed || sw.code() >= 400, Duration: took, DynamoDBCalls: calls})
 	})
 }
 

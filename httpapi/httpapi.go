@@ -23,6 +23,7 @@ import (
 	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 	"github.com/rs/cors"
@@ -79,6 +80,13 @@ type Config struct {
 	// address (such as X-Forwarded-For; its last address is used); empty:
 	// the address of the connection.
 	ClientIPHeader string
+	// Metrics records requests, errors, loader batches and live
+	// connections, and is served at /metrics unless MetricsElsewhere; nil:
+	// no metrics. Its DynamoDB option belongs on Store's client.
+	Metrics *metrics.Metrics
+	// MetricsElsewhere keeps /metrics off this handler: the server serves
+	// the metrics on a listener of their own.
+	MetricsElsewhere bool
 }
 
 // DefaultTokenCacheTTL is how long access token lookups are remembered by default.
@@ -103,6 +111,7 @@ const requestTimeout = 30 * time.Second
 //	/healthz   liveness: 200 while the process serves
 //	/readyz    readiness: 200 when the table is reachable, 503 with the
 //	           reason (also logged) when not
+//	/metrics   Prometheus metrics (when Metrics is set and not MetricsElsewhere)
 func New(cfg Config) http.Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -129,20 +138,25 @@ func New(cfg Config) http.Handler {
 		TokenCacheTTL: cfg.TokenCacheTTL,
 	}
 	meter := quota.New(cfg.Quota, usageCounters{cfg.Store}, cfg.Now)
+	hooks := metricHooks(cfg.Metrics)
 	gql := graph.NewHandler(&graph.Resolver{
 		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter, Live: cfg.Live,
 	},
 		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls,
-			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions})
-	liveT := newLiveTransports(cfg.LiveDone, cfg.CORSOrigins, authn, cfg.LiveLimits, cfg.Log)
+			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions,
+			LoaderBatches: hooks.loaderBatches, ErrorCodes: hooks.errorCodes})
+	liveT := newLiveTransports(cfg.LiveDone, cfg.CORSOrigins, authn, cfg.LiveLimits, cfg.Log, cfg.Metrics)
 	gql.AddTransport(liveT.websocket())
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(liveT.sse())
-	gql.AddTransport(graphqlHTTP{log: cfg.Log})
+	gql.AddTransport(graphqlHTTP{log: cfg.Log, metrics: cfg.Metrics})
+	if cfg.Live != nil {
+		cfg.Metrics.CountSubscriptions(cfg.Live.Count)
+	}
 
-	requests := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, limitBody(cfg.MaxBodyBytes, withClientAddr(cfg.ClientIPHeader,
-		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait)(gql)))))
-	liveConns := withLiveLog(cfg.Log, limitBody(cfg.MaxBodyBytes, withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql)))))
+	requests := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, cfg.Metrics, limitBody(cfg.MaxBodyBytes, cfg.Metrics, withClientAddr(cfg.ClientIPHeader,
+		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait, loaders.ObserveBatches(hooks.loaderBatches))(gql)))))
+	liveConns := withLiveLog(cfg.Log, limitBody(cfg.MaxBodyBytes, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql)))))
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isLive(r) {
@@ -155,6 +169,9 @@ func New(cfg Config) http.Handler {
 	mux.Handle("GET /readyz", ready(cfg.Store, cfg.Log))
 	if cfg.Playground {
 		mux.Handle("GET /{$}", playground.Handler("Fracti API", "/graphql"))
+	}
+	if cfg.Metrics != nil && !cfg.MetricsElsewhere {
+		mux.Handle("GET /metrics", cfg.Metrics.Handler())
 	}
 	if len(cfg.CORSOrigins) == 0 {
 		// No origin may call from a browser (rs/cors would allow every one).
@@ -170,12 +187,25 @@ func New(cfg Config) http.Handler {
 	}).Handler(mux)
 }
 
+// metricHookFuncs are the functions other packages report to; nil without metrics.
+type metricHookFuncs struct {
+	loaderBatches loaders.BatchObserver
+	errorCodes    func(code string)
+}
+
+func metricHooks(m *metrics.Metrics) metricHookFuncs {
+	if m == nil {
+		return metricHookFuncs{}
+	}
+	return metricHookFuncs{loaderBatches: m.ObserveLoaderBatch, errorCodes: m.CountError}
+}
+
 // limitBody refuses bodies over max bytes: at once when the declared length
 // says so, and while reading otherwise.
-func limitBody(max int64, next http.Handler) http.Handler {
+func limitBody(max int64, m *metrics.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
-			writeError(r.Context(), w, http.StatusRequestEntityTooLarge, graph.CodeBadUserInput,
+			writeError(r.Context(), w, m, http.StatusRequestEntityTooLarge, graph.CodeBadUserInput,
 				"request body too large: the limit is "+strconv.FormatInt(max, 10)+" bytes")
 			return
 		}
@@ -213,8 +243,16 @@ func ready(s *store.Store, log *slog.Logger) http.Handler {
 }
 
 // writeError answers outside GraphQL execution in GraphQL's error shape.
-func writeError(ctx context.Context, w http.ResponseWriter, status int, code, msg string) {
+func writeError(ctx context.Context, w http.ResponseWriter, m *metrics.Metrics, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
+	writeRequestError(ctx, w, m, status, code, msg)
+}
+
+// writeRequestError answers with one error made here, which the GraphQL
+// executor (whose error presenter counts the errors it returns) never saw:
+// its code is counted here.
+func writeRequestError(ctx context.Context, w http.ResponseWriter, m *metrics.Metrics, status int, code, msg string) {
+	m.CountError(code)
 	writeErrors(ctx, w, status, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": code}}})
 }
 

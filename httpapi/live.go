@@ -14,6 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/live"
+	"github.com/fracti/api/metrics"
 )
 
 // Live subscriptions: WebSocket (graphql-transport-ws) and server-sent events
@@ -74,20 +75,23 @@ func (c *LiveLimits) defaults() {
 
 // liveTransports carries what live connections share on this instance.
 type liveTransports struct {
-	done   context.Context // live connections end when it does
-	accept socketAccepter
-	authn  *auth.Authenticator
-	limits LiveLimits
-	users  *live.UserConnections
-	log    *slog.Logger
+	done    context.Context // live connections end when it does
+	accept  socketAccepter
+	authn   *auth.Authenticator
+	limits  LiveLimits
+	users   *live.UserConnections
+	log     *slog.Logger
+	metrics *metrics.Metrics
 }
 
-func newLiveTransports(done context.Context, corsOrigins []string, authn *auth.Authenticator, limits LiveLimits, log *slog.Logger) *liveTransports {
+func newLiveTransports(done context.Context, corsOrigins []string, authn *auth.Authenticator, limits LiveLimits, log *slog.Logger, m *metrics.Metrics) *liveTransports {
 	limits.defaults()
 	if done == nil {
 		done = context.Background()
 	}
-	return &liveTransports{done: done, accept: newSocketAccepter(corsOrigins), authn: authn, limits: limits, users: &live.UserConnections{Max: limits.ConnectionsPerUser}, log: log}
+	accept := newSocketAccepter(corsOrigins)
+	accept.metrics = m
+	return &liveTransports{done: done, accept: accept, authn: authn, limits: limits, users: &live.UserConnections{Max: limits.ConnectionsPerUser}, log: log, metrics: m}
 }
 
 // websocket is the graphql-transport-ws transport (and the older
@@ -208,7 +212,9 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 		})
 		defer stop()
 		if isWebSocket(r) {
-			next.ServeHTTP(w, r.WithContext(withSocket(ctx, &socket{})))
+			sock := &socket{}
+			next.ServeHTTP(w, r.WithContext(withSocket(ctx, sock)))
+			sock.ended() // the transport returns once the socket is closed
 			return
 		}
 		id, ok := auth.FromContext(ctx)
@@ -220,10 +226,11 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 		release, err := l.users.Open(id.UserKey())
 		if err != nil {
 			noteLive(ctx, "", "server: "+err.Error())
-			writeError(r.Context(), w, http.StatusTooManyRequests, "RATE_LIMITED", err.Error())
+			writeError(r.Context(), w, l.metrics, http.StatusTooManyRequests, "RATE_LIMITED", err.Error())
 			return
 		}
 		defer release()
+		defer l.metrics.LiveConnectionOpened(metrics.TransportSSE)()
 		conn := &live.Connection{
 			MaxSubscriptions: 1,
 			Allowed:          l.stillAllowed(r.Header.Get("Authorization")),
@@ -251,14 +258,25 @@ func isLive(r *http.Request) bool {
 // socket is the WebSocket of one connection, kept so that the hub can close
 // it with a reason (gqlgen's transport closes only for its own reasons).
 type socket struct {
-	mu   sync.Mutex
-	conn transport.WebsocketConn
+	mu     sync.Mutex
+	conn   transport.WebsocketConn
+	closed func() // ends the connection's count in the metrics
 }
 
-func (s *socket) set(c transport.WebsocketConn) {
+func (s *socket) set(c transport.WebsocketConn, closed func()) {
 	s.mu.Lock()
-	s.conn = c
+	s.conn, s.closed = c, closed
 	s.mu.Unlock()
+}
+
+// ended is called once the connection is over.
+func (s *socket) ended() {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed != nil {
+		closed()
+	}
 }
 
 // close sends a close frame with the code and reason; the transport's read
@@ -289,7 +307,8 @@ func socketFrom(ctx context.Context) *socket {
 // socketAccepter accepts WebSockets with gqlgen's default implementation
 // and records each on its request's socket.
 type socketAccepter struct {
-	impl transport.CoderWebsocketImplementation
+	impl    transport.CoderWebsocketImplementation
+	metrics *metrics.Metrics // counts the sockets accepted until they end
 }
 
 // newSocketAccepter lets browsers open WebSockets from the origins CORS
@@ -312,8 +331,9 @@ func newSocketAccepter(corsOrigins []string) socketAccepter {
 
 func (a socketAccepter) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
 	c, err := a.impl.Accept(w, r, opts)
-	if err == nil {
-		socketFrom(r.Context()).set(c)
+	// Only a socket the live handler made sees its end, and so is counted.
+	if s, _ := r.Context().Value(socketKey{}).(*socket); err == nil && s != nil {
+		s.set(c, a.metrics.LiveConnectionOpened(metrics.TransportWebSocket))
 	}
 	return c, err
 }

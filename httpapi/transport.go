@@ -16,6 +16,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/graph"
+	"github.com/fracti/api/metrics"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -37,7 +38,8 @@ const maxJSONDepth = 32
 // 4xx with a coded error and nothing runs; it is logged at INFO, never with
 // its body.
 type graphqlHTTP struct {
-	log *slog.Logger
+	log     *slog.Logger
+	metrics *metrics.Metrics // counts the errors made here
 }
 
 var _ graphql.Transport = graphqlHTTP{}
@@ -60,8 +62,8 @@ func badRequest(format string, args ...any) *requestError {
 // Do answers one request.
 func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	ctx := r.Context()
-	var operation string
-	defer func() { noteRequest(ctx, operation) }()
+	var operation, kind string
+	defer func() { noteRequest(ctx, operation, kind) }()
 	media := responseMedia(r.Header.Get("Accept"))
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
 
@@ -71,7 +73,7 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 			w.Header().Set("Allow", "GET, POST, OPTIONS")
 		}
 		t.log.InfoContext(ctx, "request refused", "status", rerr.status, "code", graph.CodeBadRequest, "reason", rerr.msg)
-		writeErrors(ctx, w, rerr.status, gqlerror.List{{Message: rerr.msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
+		writeRequestError(ctx, w, t.metrics, rerr.status, graph.CodeBadRequest, rerr.msg)
 		return
 	}
 	params.Headers = r.Header
@@ -79,6 +81,9 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 
 	opCtx, errs := exec.CreateOperationContext(ctx, params)
 	operation = operationName(params, opCtx)
+	if opCtx != nil && opCtx.Operation != nil {
+		kind = string(opCtx.Operation.Operation)
+	}
 	if errs != nil {
 		// A request error (parse, validation, a limit, variables): nothing
 		// ran. GraphQL over HTTP answers it 200 in application/json, as a
@@ -98,14 +103,14 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		w.Header().Set("Allow", "POST")
 		msg := "GET requests may only run queries: send a " + string(opCtx.Operation.Operation) + " with POST"
 		t.log.InfoContext(ctx, "request refused", "status", http.StatusMethodNotAllowed, "code", graph.CodeBadRequest, "reason", msg)
-		writeErrors(ctx, w, http.StatusMethodNotAllowed, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
+		writeRequestError(ctx, w, t.metrics, http.StatusMethodNotAllowed, graph.CodeBadRequest, msg)
 		return
 	}
 	if opCtx.Operation.Operation == ast.Subscription {
 		// One response cannot carry a stream of events.
 		msg := "subscriptions need a live connection: a WebSocket (graphql-transport-ws) or a POST with Accept: text/event-stream"
 		t.log.InfoContext(ctx, "request refused", "status", http.StatusBadRequest, "code", graph.CodeBadRequest, "reason", msg)
-		writeErrors(ctx, w, http.StatusBadRequest, gqlerror.List{{Message: msg, Extensions: map[string]any{"code": graph.CodeBadRequest}}})
+		writeRequestError(ctx, w, t.metrics, http.StatusBadRequest, graph.CodeBadRequest, msg)
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
@@ -116,6 +121,9 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		t.log.InfoContext(ctx, "operation refused", "code", graph.CodeRateLimited, "retryAfter", retry)
 		writeErrors(ctx, w, http.StatusTooManyRequests, resp.Errors)
 		return
+	}
+	if len(resp.Errors) > 0 {
+		noteFailed(ctx)
 	}
 	b, err := json.Marshal(resp)
 	if err != nil { // our bug, not the client's
@@ -139,7 +147,10 @@ func rateLimited(resp *graphql.Response) (retryAfter int, ok bool) {
 }
 
 // writeErrors writes a response that has no data: the request never ran.
+// It counts none of errs: those the executor made it counted as it
+// presented them; writeRequestError counts the others.
 func writeErrors(ctx context.Context, w http.ResponseWriter, status int, errs gqlerror.List) {
+	noteFailed(ctx)
 	for _, e := range errs {
 		graph.TagRequestID(ctx, e)
 	}

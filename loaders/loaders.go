@@ -47,15 +47,36 @@ type loader[K comparable, V any] struct {
 	fetch func(context.Context, []K) ([]*V, error)
 }
 
+// BatchObserver is told the number of keys of every batch read a loader
+// makes (a dataloader batch or a prefetch), with the loader's name: items,
+// books, expenses or settlements.
+type BatchObserver func(loader string, keys int)
+
+// Option tunes the loaders New makes.
+type Option func(*options)
+
+type options struct {
+	observe BatchObserver
+}
+
+// ObserveBatches has every batch read reported to observe (nil: none is).
+func ObserveBatches(observe BatchObserver) Option {
+	return func(o *options) { o.observe = observe }
+}
+
 // New returns fresh loaders over s that wait wait before each batch.
-func New(s *store.Store, wait time.Duration) *Loaders {
+func New(s *store.Store, wait time.Duration, opts ...Option) *Loaders {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	l := &Loaders{
 		store:       s,
-		items:       newLoader(wait, groupItems(s)),    // BatchGetItem
-		expenses:    newLoader(wait, s.GetExpenses),    // BatchGetItem by key, GSI2 by id
-		settlements: newLoader(wait, s.GetSettlements), // like expenses
+		items:       newLoader("items", wait, o.observe, groupItems(s)),          // BatchGetItem
+		expenses:    newLoader("expenses", wait, o.observe, s.GetExpenses),       // BatchGetItem by key, GSI2 by id
+		settlements: newLoader("settlements", wait, o.observe, s.GetSettlements), // like expenses
 	}
-	l.books = newLoader(wait, l.fetchBooks) // BatchGetItem, once the ledgers are in
+	l.books = newLoader("books", wait, o.observe, l.fetchBooks) // BatchGetItem, once the ledgers are in
 	return l
 }
 
@@ -92,7 +113,15 @@ func (l *Loaders) fetchBooks(ctx context.Context, groupIDs []string) ([]*store.G
 
 // newLoader turns a store batch read (results aligned with keys, nil when
 // missing) into a dataloader. Batches are capped at BatchGetItem's 100 keys.
-func newLoader[K comparable, V any](wait time.Duration, fetch func(context.Context, []K) ([]*V, error)) loader[K, V] {
+// Every read, batched or prefetched, is reported to observe under name.
+func newLoader[K comparable, V any](name string, wait time.Duration, observe BatchObserver, fetch func(context.Context, []K) ([]*V, error)) loader[K, V] {
+	if observe != nil {
+		read := fetch
+		fetch = func(ctx context.Context, keys []K) ([]*V, error) {
+			observe(name, len(keys))
+			return read(ctx, keys)
+		}
+	}
 	batch := func(ctx context.Context, keys []K) []*dataloader.Result[*V] {
 		values, err := fetch(ctx, keys)
 		results := make([]*dataloader.Result[*V], len(keys))
@@ -157,10 +186,10 @@ type ctxKey struct{}
 
 // Middleware gives every request its own loaders, so that nothing cached
 // outlives the request or leaks between users.
-func Middleware(s *store.Store, wait time.Duration) func(http.Handler) http.Handler {
+func Middleware(s *store.Store, wait time.Duration, opts ...Option) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(With(r.Context(), New(s, wait))))
+			next.ServeHTTP(w, r.WithContext(With(r.Context(), New(s, wait, opts...))))
 		})
 	}
 }

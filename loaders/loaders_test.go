@@ -3,12 +3,15 @@ package loaders_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/scrape"
 	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -117,4 +120,45 @@ func newExpense(t *testing.T, s *store.Store, g store.Group) store.Expense {
 		Description: "x", SplitType: store.SplitEqual, Splits: []store.Split{{UserID: "1", UserName: "A", Amount: one}}}, "")
 	require.NoError(t, err)
 	return e
+}
+
+// Every batch read a loader makes is reported with its loader's name and
+// size, as the metrics' histogram shows when scraped.
+func TestBatchSizesAreObserved(t *testing.T) {
+	m := metrics.New()
+	srv := httptest.NewServer(m.Handler())
+	t.Cleanup(srv.Close)
+	s := dynamotest.Store(t)
+	ctx := context.Background()
+	g := newGroup(t, s, "T")
+	for i := 2; i <= 120; i++ {
+		_, _, err := s.JoinGroup(ctx, g.ID, store.NewMember{UserID: fmt.Sprint(i), Name: fmt.Sprint("U", i)})
+		require.NoError(t, err)
+	}
+	var made []store.Expense
+	for range 3 {
+		made = append(made, newExpense(t, s, g))
+	}
+
+	ctx = loaders.With(ctx, loaders.New(s, 20*time.Millisecond, loaders.ObserveBatches(m.ObserveLoaderBatch)))
+	userIDs := make([]string, 0, 130)
+	for i := 1; i <= 130; i++ {
+		userIDs = append(userIDs, fmt.Sprint(i))
+	}
+	_, err := loaders.Members(ctx, g.ID, userIDs)
+	require.NoError(t, err)
+	refs := []store.ExpenseRef{made[0].Ref(), made[1].Ref(), made[2].Ref()}
+	loadAll(t, refs, func(ref store.ExpenseRef) (*store.Expense, error) { return loaders.Expense(ctx, ref) })
+
+	scraped := scrape.Get(t, srv.URL)
+	items, expenses := scrape.Labels{"loader": "items"}, scrape.Labels{"loader": "expenses"}
+	// 130 keys: a full batch of 100 and one of 30.
+	require.Equal(t, uint64(2), scraped.Count("fracti_loader_batch_keys", items))
+	require.Equal(t, 130.0, scraped.HistogramSum("fracti_loader_batch_keys", items))
+	require.Equal(t, uint64(0), scraped.AtMost("fracti_loader_batch_keys", items, 20))
+	require.Equal(t, uint64(1), scraped.AtMost("fracti_loader_batch_keys", items, 50))
+	// Three expenses asked for at once: one batch of 3.
+	require.Equal(t, uint64(1), scraped.Count("fracti_loader_batch_keys", expenses))
+	require.Equal(t, uint64(1), scraped.AtMost("fracti_loader_batch_keys", expenses, 3))
+	require.Equal(t, uint64(0), scraped.AtMost("fracti_loader_batch_keys", expenses, 2))
 }

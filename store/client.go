@@ -44,17 +44,18 @@ func NewClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dynamodb.O
 }
 
 // NewStreamsClient builds a DynamoDB Streams client with the same
-// configuration as NewClient, for reading the table's stream.
-func NewStreamsClient(ctx context.Context, cfg ClientConfig) (*dynamodbstreams.Client, error) {
+// configuration as NewClient, for reading the table's stream; optFns add to
+// it (such as metrics middleware).
+func NewStreamsClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.Client, error) {
 	awsCfg, err := loadAWSConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	return dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) {
+	return dynamodbstreams.NewFromConfig(awsCfg, append([]func(*dynamodbstreams.Options){func(o *dynamodbstreams.Options) {
 		if cfg.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
 		}
-	}), nil
+	}}, optFns...)...), nil
 }
 
 // idleConnsPerHost is how many connections to DynamoDB stay open between

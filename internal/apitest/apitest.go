@@ -22,6 +22,7 @@ import (
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/internal/testclock"
 	"github.com/fracti/api/live"
+	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -74,6 +75,10 @@ func Live() Option { return LiveBuffer(0) }
 func LiveBuffer(n int) Option {
 	return func(c *httpapi.Config) { c.Live = live.NewHub(c.Store, n, nil) }
 }
+
+// Metrics has the handler record into m and serve it at /metrics; give the
+// store's client m.DynamoDB() too (NewWithClientOptions) to measure its calls.
+func Metrics(m *metrics.Metrics) Option { return func(c *httpapi.Config) { c.Metrics = m } }
 
 // LiveLimits sets the limits of live connections.
 func LiveLimits(l httpapi.LiveLimits) Option { return func(c *httpapi.Config) { c.LiveLimits = l } }
@@ -134,6 +139,13 @@ func New(t testing.TB, opts ...Option) *API {
 func NewWithLatency(t testing.TB, d time.Duration, opts ...Option) *API {
 	t.Helper()
 	return newAPI(t, []func(*dynamodb.Options){dynamotest.Latency(d)}, opts)
+}
+
+// NewWithClientOptions is New with clientOpts added to the store's DynamoDB
+// client, after the call Counter (such as metrics, or injected faults).
+func NewWithClientOptions(t testing.TB, clientOpts []func(*dynamodb.Options), opts ...Option) *API {
+	t.Helper()
+	return newAPI(t, clientOpts, opts)
 }
 
 func newAPI(t testing.TB, clientOpts []func(*dynamodb.Options), opts []Option) *API {

@@ -151,6 +151,31 @@ func (f *Fault) Option() func(*dynamodb.Options) {
 	}
 }
 
+// AttemptOption installs the fault on a client's attempts rather than its
+// calls: it sits at the end of the Finalize step, after the SDK's retry
+// middleware, so n counts attempts (1-based, per operation) and an error
+// the client's retryer deems retryable (such as a smithy.GenericAPIError
+// with the code ProvisionedThroughputExceededException) is retried like
+// DynamoDB's own.
+func (f *Fault) AttemptOption() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("InjectAttemptFault",
+				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+					op := middleware.GetOperationName(ctx)
+					f.mu.Lock()
+					f.calls[op]++
+					n := f.calls[op]
+					f.mu.Unlock()
+					if err := f.inject(op, n); err != nil {
+						return middleware.FinalizeOutput{}, middleware.Metadata{}, err
+					}
+					return next.HandleFinalize(ctx, in)
+				}), middleware.After)
+		})
+	}
+}
+
 // Latency makes every call of a client take at least d longer, as a network
 // between the server and DynamoDB would. DynamoDB Local answers in about a
 // millisecond, less than a busy machine may take to start the goroutines of
