@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,6 +76,9 @@ func LiveBuffer(n int) Option {
 	return func(c *httpapi.Config) { c.Live = live.NewHub(c.Store, n, nil) }
 }
 
+// Playground serves the GraphiQL Playground at / (see BaseURL).
+func Playground() Option { return func(c *httpapi.Config) { c.Playground = true } }
+
 // LiveLimits sets the limits of live connections.
 func LiveLimits(l httpapi.LiveLimits) Option { return func(c *httpapi.Config) { c.LiveLimits = l } }
 
@@ -119,6 +123,9 @@ func (a *API) URL() string {
 	}
 	return a.server.URL + "/graphql"
 }
+
+// BaseURL is the address of the real HTTP server (see URL) without a path.
+func (a *API) BaseURL() string { return strings.TrimSuffix(a.URL(), "/graphql") }
 
 // Header is the Authorization header u sends.
 func (u *User) Header() string { return u.header }
