@@ -189,7 +189,8 @@ func loadConfig() (config, error) {
 		}
 	}
 	c.LiveLimits.MaxMessageBytes = int64(maxMessage)
-	if c.Playground, err = strconv.ParseBool(env("PLAYGROUND", "true")); err != nil {
+	// The Playground is for local work: on AWS it is served only when asked for.
+	if c.Playground, err = strconv.ParseBool(env("PLAYGROUND", strconv.FormatBool(c.Endpoint != ""))); err != nil {
 		return c, fmt.Errorf("PLAYGROUND must be true or false")
 	}
 	c.TrustedDocuments = os.Getenv("TRUSTED_DOCUMENTS")

@@ -26,11 +26,32 @@ func TestConfigDefaults(t *testing.T) {
 	require.Equal(t, "8080", c.Port)
 	require.Equal(t, "FractiTable", c.Table)
 	require.Equal(t, 24*time.Hour, c.AuthMaxAge)
-	require.True(t, c.Playground)
 	require.Len(t, c.CursorSecret, 32)
 	require.False(t, c.secretFromEnv)
 	require.Empty(t, c.CORSOrigins)
 	require.Equal(t, 30*time.Second, c.TokenCacheTTL)
+}
+
+// TestConfigPlayground: the Playground is on by default against a local
+// engine (DYNAMODB_ENDPOINT), off by default against AWS, and PLAYGROUND
+// decides either way.
+func TestConfigPlayground(t *testing.T) {
+	for _, tc := range []struct {
+		endpoint, playground string
+		want                 bool
+	}{
+		{"http://127.0.0.1:8000", "", true},
+		{"", "", false},
+		{"", "true", true},
+		{"http://127.0.0.1:8000", "false", false},
+		{"", "false", false},
+	} {
+		t.Setenv("DYNAMODB_ENDPOINT", tc.endpoint)
+		t.Setenv("PLAYGROUND", tc.playground)
+		c, err := loadConfig()
+		require.NoError(t, err)
+		require.Equal(t, tc.want, c.Playground, "DYNAMODB_ENDPOINT=%q PLAYGROUND=%q", tc.endpoint, tc.playground)
+	}
 }
 
 func TestConfigTokenCacheTTL(t *testing.T) {

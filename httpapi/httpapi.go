@@ -17,13 +17,13 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/metrics"
+	"github.com/fracti/api/playground"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 	"github.com/rs/cors"
@@ -42,7 +42,8 @@ type Config struct {
 	CORSOrigins []string
 	// MaxBodyBytes limits a request body (default 1 MiB).
 	MaxBodyBytes int64
-	// Playground serves GraphiQL at /.
+	// Playground serves GraphiQL at / (with its assets under
+	// playground.AssetsPath and the icon at /favicon.ico).
 	Playground bool
 	// LoaderWait is the dataloaders' batch window (default loaders.DefaultWait).
 	LoaderWait time.Duration
@@ -105,7 +106,8 @@ const requestTimeout = 30 * time.Second
 
 // New returns the complete HTTP handler:
 //
-//	/          GraphiQL Playground (when enabled)
+//	/          GraphiQL Playground (when enabled; its assets under
+//	           /playground/assets/, the icon at /favicon.ico)
 //	/graphql   the GraphQL endpoint, with live subscriptions over WebSocket
 //	           and server-sent events
 //	/healthz   liveness: 200 while the process serves
@@ -168,7 +170,7 @@ func New(cfg Config) http.Handler {
 	mux.Handle("GET /healthz", http.HandlerFunc(alive))
 	mux.Handle("GET /readyz", ready(cfg.Store, cfg.Log))
 	if cfg.Playground {
-		mux.Handle("GET /{$}", playground.Handler("Fracti API", "/graphql"))
+		playground.Register(mux, "Fracti API", "/graphql")
 	}
 	if cfg.Metrics != nil && !cfg.MetricsElsewhere {
 		mux.Handle("GET /metrics", cfg.Metrics.Handler())

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/playground"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
@@ -107,6 +109,8 @@ func TestCORS(t *testing.T) {
 	require.Empty(t, res.Header.Get("Access-Control-Allow-Origin"))
 }
 
+// TestPlayground: when enabled, the page, its assets and the icon are
+// served; when not, none of them is (the browser test drives the page).
 func TestPlayground(t *testing.T) {
 	s := store.New(dynamotest.Client(t), "unused", store.Options{})
 	on := serve(t, httpapi.Config{Store: s, Playground: true})
@@ -114,12 +118,27 @@ func TestPlayground(t *testing.T) {
 	require.NoError(t, err)
 	body, _ := io.ReadAll(res.Body)
 	require.Equal(t, http.StatusOK, res.StatusCode)
-	require.Contains(t, string(body), "/graphql")
+	require.Contains(t, string(body), `data-endpoint="/graphql"`)
+	assets := regexp.MustCompile(`(?:src|href)="(`+playground.AssetsPath+`[^"]+)"`).FindAllStringSubmatch(string(body), -1)
+	require.NotEmpty(t, assets)
+	paths := []string{"/favicon.ico"}
+	for _, a := range assets {
+		paths = append(paths, a[1])
+	}
+	for _, p := range paths {
+		res, err := http.Get(on + p)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusOK, res.StatusCode, p)
+	}
 
 	off := serve(t, httpapi.Config{Store: s})
-	res, err = http.Get(off + "/")
-	require.NoError(t, err)
-	require.Equal(t, http.StatusNotFound, res.StatusCode)
+	for _, p := range append(paths, "/") {
+		res, err = http.Get(off + p)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusNotFound, res.StatusCode, p)
+	}
 }
 
 // faulty is a server whose DynamoDB client fails reads the way inject says,

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -79,6 +80,8 @@ func LiveBuffer(n int) Option {
 // Metrics has the handler record into m and serve it at /metrics; give the
 // store's client m.DynamoDB() too (NewWithClientOptions) to measure its calls.
 func Metrics(m *metrics.Metrics) Option { return func(c *httpapi.Config) { c.Metrics = m } }
+// Playground serves the GraphiQL Playground at / (see BaseURL).
+func Playground() Option { return func(c *httpapi.Config) { c.Playground = true } }
 
 // LiveLimits sets the limits of live connections.
 func LiveLimits(l httpapi.LiveLimits) Option { return func(c *httpapi.Config) { c.LiveLimits = l } }
@@ -124,6 +127,9 @@ func (a *API) URL() string {
 	}
 	return a.server.URL + "/graphql"
 }
+
+// BaseURL is the address of the real HTTP server (see URL) without a path.
+func (a *API) BaseURL() string { return strings.TrimSuffix(a.URL(), "/graphql") }
 
 // Header is the Authorization header u sends.
 func (u *User) Header() string { return u.header }
