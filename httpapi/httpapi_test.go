@@ -170,7 +170,7 @@ func serveWithClient(t *testing.T, option func(*dynamodb.Options)) (client, stri
 
 func TestThrottledWriteIsUnavailableAndWritesNothing(t *testing.T) {
 	var throttleAll atomic.Bool
-	throttle := dynamotest.NewThrottle(func(op string, attempt int) bool {
+	throttle := dynamotest.ThrottleWhen(func(op string, attempt int) bool {
 		return op == "TransactWriteItems" && (throttleAll.Load() || attempt == 2 || attempt == 3)
 	})
 	c, group := serveWithClient(t, throttle.Option())

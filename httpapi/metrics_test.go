@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/internal/dynamotest"
@@ -33,13 +32,10 @@ type metricsAPI struct {
 func newMetricsAPI(t *testing.T, opts ...apitest.Option) *metricsAPI {
 	a := &metricsAPI{}
 	m := metrics.New()
-	throttle := dynamotest.NewFault(func(op string, _ int) error {
-		if op == "TransactWriteItems" && a.throttle.Add(-1) >= 0 {
-			return &smithy.GenericAPIError{Code: "ProvisionedThroughputExceededException", Message: "injected: the table's throughput is exceeded"}
-		}
-		return nil
+	throttle := dynamotest.ThrottleWhen(func(op string, _ int) bool {
+		return op == "TransactWriteItems" && a.throttle.Add(-1) >= 0
 	})
-	a.API = apitest.NewWithClientOptions(t, []func(*dynamodb.Options){m.DynamoDB(), throttle.AttemptOption()},
+	a.API = apitest.NewWithClientOptions(t, []func(*dynamodb.Options){m.DynamoDB(), throttle.Option()},
 		append(opts, apitest.Metrics(m))...)
 	return a
 }

@@ -107,17 +107,16 @@ func TestDynamoDBThrottles(t *testing.T) {
 	srv := httptest.NewServer(m.Handler())
 	t.Cleanup(srv.Close)
 	throttles := map[string]int{"PutItem": 2, "TransactWriteItems": 1, "Query": 100}
-	fault := dynamotest.NewFault(func(op string, n int) error {
-		if n <= throttles[op] {
-			code := "ProvisionedThroughputExceededException"
-			if op == "TransactWriteItems" {
-				code = "ThrottlingException"
-			}
-			return &smithy.GenericAPIError{Code: code, Message: "injected", Fault: smithy.FaultServer}
+	throttle := dynamotest.NewThrottle(func(op string, n int) string {
+		switch {
+		case n > throttles[op]:
+			return ""
+		case op == "TransactWriteItems":
+			return "ThrottlingException"
 		}
-		return nil
+		return "ProvisionedThroughputExceededException"
 	})
-	db := dynamotest.Client(t, m.DynamoDB(), fault.AttemptOption())
+	db := dynamotest.Client(t, m.DynamoDB(), throttle.Option())
 	table := aws.String(dynamotest.Table(t))
 	ctx := context.Background()
 

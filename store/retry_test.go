@@ -28,7 +28,7 @@ func TestThrottledCalls(t *testing.T) {
 		{name: "not retried when the deadline is too near to wait", throttled: 100, timeout: time.Second, attempts: 1, throttle: true, noTime: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			throttle := dynamotest.NewThrottle(func(op string, n int) bool {
+			throttle := dynamotest.ThrottleWhen(func(op string, n int) bool {
 				return op == "TransactWriteItems" && n >= 2 && n < 2+tc.throttled
 			})
 			f := newFixture(t, throttle.Option())

@@ -151,31 +151,6 @@ func (f *Fault) Option() func(*dynamodb.Options) {
 	}
 }
 
-// AttemptOption installs the fault on a client's attempts rather than its
-// calls: it sits at the end of the Finalize step, after the SDK's retry
-// middleware, so n counts attempts (1-based, per operation) and an error
-// the client's retryer deems retryable (such as a smithy.GenericAPIError
-// with the code ProvisionedThroughputExceededException) is retried like
-// DynamoDB's own.
-func (f *Fault) AttemptOption() func(*dynamodb.Options) {
-	return func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
-			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("InjectAttemptFault",
-				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-					op := middleware.GetOperationName(ctx)
-					f.mu.Lock()
-					f.calls[op]++
-					n := f.calls[op]
-					f.mu.Unlock()
-					if err := f.inject(op, n); err != nil {
-						return middleware.FinalizeOutput{}, middleware.Metadata{}, err
-					}
-					return next.HandleFinalize(ctx, in)
-				}), middleware.After)
-		})
-	}
-}
-
 // Latency makes every call of a client take at least d longer, as a network
 // between the server and DynamoDB would. DynamoDB Local answers in about a
 // millisecond, less than a busy machine may take to start the goroutines of
@@ -199,20 +174,33 @@ func Latency(d time.Duration) func(*dynamodb.Options) {
 
 // Throttle makes DynamoDB answer chosen attempts of a client's calls the way
 // it does when a table or account is over its capacity: HTTP 400 with a
-// ProvisionedThroughputExceededException. The answer goes through the SDK's
-// own deserializer and retryer, as one from AWS would; DynamoDB Local never
-// throttles.
+// throttling error such as ProvisionedThroughputExceededException. The
+// answer goes through the SDK's own deserializer and retryer, as one from AWS
+// would; DynamoDB Local never throttles.
 type Throttle struct {
 	mu       sync.Mutex
 	attempts map[string]int
-	throttle func(op string, attempt int) bool
+	throttle func(op string, attempt int) string
 }
 
-// NewThrottle returns a Throttle that refuses the attempts throttle picks, by
-// operation name and attempt number (1-based, per operation, counting every
-// try of every call).
-func NewThrottle(throttle func(op string, attempt int) bool) *Throttle {
+// NewThrottle returns a Throttle that answers the attempts throttle picks,
+// by operation name and attempt number (1-based, per operation, counting
+// every try of every call), with the error code it returns
+// (ProvisionedThroughputExceededException, ThrottlingException, …); ""
+// lets the attempt through.
+func NewThrottle(throttle func(op string, attempt int) string) *Throttle {
 	return &Throttle{attempts: map[string]int{}, throttle: throttle}
+}
+
+// ThrottleWhen is NewThrottle answering the attempts when picks with
+// ProvisionedThroughputExceededException.
+func ThrottleWhen(when func(op string, attempt int) bool) *Throttle {
+	return NewThrottle(func(op string, attempt int) string {
+		if when(op, attempt) {
+			return "ProvisionedThroughputExceededException"
+		}
+		return ""
+	})
 }
 
 // Attempts is how many tries of op reached the network or were throttled.
@@ -234,10 +222,11 @@ func (t *Throttle) Option() func(*dynamodb.Options) {
 					t.attempts[op]++
 					n := t.attempts[op]
 					t.mu.Unlock()
-					if !t.throttle(op, n) {
+					code := t.throttle(op, n)
+					if code == "" {
 						return next.HandleDeserialize(ctx, in)
 					}
-					body := `{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",` +
+					body := `{"__type":"com.amazonaws.dynamodb.v20120810#` + code + `",` +
 						`"message":"The level of configured provisioned throughput for the table was exceeded."}`
 					return middleware.DeserializeOutput{RawResponse: &smithyhttp.Response{Response: &http.Response{
 						StatusCode:    http.StatusBadRequest,
