@@ -103,7 +103,7 @@ func (s *Store) SetUpTable(ctx context.Context, want TableSetup) (SetUp, error) 
 		if _, err := s.db.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: &st.ARN, Tags: tagList(tags)}); err != nil {
 			return res, fmt.Errorf("tag %s: %w", s.table, err)
 		}
-		res.Changed = append(res.Changed, "tags: set "+formatTags(tags))
+		res.Changed = append(res.Changed, "tags: "+formatTags(tags))
 	}
 
 	if res.State, err = s.DescribeTable(ctx); err != nil {

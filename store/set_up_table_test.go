@@ -101,7 +101,7 @@ func TestSetUpTableWhenItExists(t *testing.T) {
 	res, err := s.SetUpTable(ctx, prodSetup)
 	require.NoError(t, err)
 	require.False(t, res.Created)
-	require.Equal(t, []string{"stream: on (NEW_AND_OLD_IMAGES)", "TTL: on ttl", "point-in-time recovery: on", "tags: set app=fracti, env=prod"}, res.Changed)
+	require.Equal(t, []string{"stream: on (NEW_AND_OLD_IMAGES)", "TTL: on ttl", "point-in-time recovery: on", "tags: app=fracti, env=prod"}, res.Changed)
 	require.Empty(t, res.Remaining)
 
 	st, err := s.DescribeTable(ctx)
@@ -145,7 +145,7 @@ func TestSetUpTableLeavesWhatItCannotChange(t *testing.T) {
 		"index GSI3: missing (the data model needs GSI3PK (S, HASH), GSI3SK (S, RANGE), projection ALL; add it with UpdateTable)",
 		"stream: KEYS_ONLY (live updates need NEW_AND_OLD_IMAGES; turn the stream off, then run this again)",
 	}, remaining)
-	require.Equal(t, []string{"TTL: on ttl", "tags: set app=fracti"}, res.Changed)
+	require.Equal(t, []string{"TTL: on ttl", "tags: app=fracti"}, res.Changed)
 	require.Equal(t, "KEYS_ONLY", res.State.StreamViewType)
 	require.Equal(t, "DISABLED", res.State.PointInTimeRecovery)
 	require.Empty(t, requestsOf[*dynamodb.UpdateContinuousBackupsInput](standIn))
