@@ -56,6 +56,7 @@ type KeyAttribute struct {
 	Role string // HASH or RANGE
 }
 
+// String reads "name (type, role)", such as "PK (S, HASH)".
 func (k KeyAttribute) String() string { return fmt.Sprintf("%s (%s, %s)", k.Name, k.Type, k.Role) }
 
 // IndexState is one global secondary index.

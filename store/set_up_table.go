@@ -70,8 +70,7 @@ func (s *Store) SetUpTable(ctx context.Context, want TableSetup) (SetUp, error) 
 		case fixNone:
 			res.Remaining = append(res.Remaining, d)
 		case fixTag:
-			k := d.Setting[len("tag "):]
-			tags[k] = want.Tags[k]
+			tags[d.tag] = want.Tags[d.tag]
 		}
 		fixes[d.fix] = true
 	}

@@ -30,8 +30,10 @@ type Difference struct {
 	// operator (or a new table), as Want says.
 	Fixable bool
 	fix     fixKind
+	tag     string // the tag's key, for fixTag
 }
 
+// String reads "setting: have (want)", such as "stream: off (live updates need NEW_AND_OLD_IMAGES)".
 func (d Difference) String() string { return fmt.Sprintf("%s: %s (%s)", d.Setting, d.Have, d.Want) }
 
 // fixKind is how SetUpTable changes a fixable difference.
@@ -109,9 +111,9 @@ func (st TableState) Differences(want TableSetup) []Difference {
 			have, ok := st.Tags[k]
 			switch {
 			case !ok:
-				add(Difference{Setting: "tag " + k, Have: "missing", Want: "wanted " + want.Tags[k], Fixable: true, fix: fixTag})
+				add(Difference{Setting: "tag " + k, Have: "missing", Want: "wanted " + want.Tags[k], Fixable: true, fix: fixTag, tag: k})
 			case have != want.Tags[k]:
-				add(Difference{Setting: "tag " + k, Have: have, Want: "wanted " + want.Tags[k], Fixable: true, fix: fixTag})
+				add(Difference{Setting: "tag " + k, Have: have, Want: "wanted " + want.Tags[k], Fixable: true, fix: fixTag, tag: k})
 			}
 		}
 	}
