@@ -1,6 +1,6 @@
 # Fracti API. Quick start: `make run`, then `make test`.
 
-.PHONY: run test generate build bench fuzz check stop-dynamodb help
+.PHONY: run test generate build image bench fuzz check stop-dynamodb help
 
 run: ## Serve on DynamoDB Local at :8080 with the Playground at / (prints a demo token)
 	scripts/run.sh
@@ -13,6 +13,10 @@ generate: ## Regenerate GraphQL code from schema.graphqls and schema/
 
 build: ## Build the server binary into bin/
 	go build -o bin/fracti-api .
+
+IMAGE ?= fracti-api:latest
+image: ## Build the container image (Dockerfile: static binary on distroless, nonroot) as $(IMAGE)
+	docker build -t $(IMAGE) .
 
 bench: ## Benchmarks: the Go benchmarks, then what each main screen costs beside raw SDK calls (cmd/bench)
 	GOTEST_FLAGS=-count=1 scripts/test.sh -run '^$$' -bench . -benchmem -benchtime 50x

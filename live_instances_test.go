@@ -76,10 +76,16 @@ func startInstance(t testing.TB, bin, table string, extraEnv ...string) instance
 // gql runs an operation on an instance as the bearer of token.
 func gql(t testing.TB, url, token string, out any, query string, vars map[string]any) {
 	t.Helper()
+	gqlAs(t, url, "Bearer "+token, out, query, vars)
+}
+
+// gqlAs runs an operation that must succeed, with this Authorization header.
+func gqlAs(t testing.TB, url, authorization string, out any, query string, vars map[string]any) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Authorization", authorization)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()

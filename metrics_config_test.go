@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,21 +38,14 @@ func TestConfigMetrics(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // With METRICS_ADDR the server serves its metrics there, and not on the
 // API's port; they count its DynamoDB and DynamoDB Streams calls and its
 // requests.
 func TestServeMetricsOnTheirOwnListener(t *testing.T) {
 	localTable(t)
 	port, metricsPort := freePort(t), freePort(t)
-	t.Setenv("PORT", strconv.Itoa(port))
-	t.Setenv("METRICS_ADDR", "127.0.0.1:"+strconv.Itoa(metricsPort))
+	t.Setenv("PORT", port)
+	t.Setenv("METRICS_ADDR", "127.0.0.1:"+metricsPort)
 	t.Setenv("STREAM_POLL_INTERVAL", "50ms")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -69,8 +59,8 @@ func TestServeMetricsOnTheirOwnListener(t *testing.T) {
 			t.Fatal("serve did not stop")
 		}
 	})
-	api := fmt.Sprintf("http://127.0.0.1:%d", port)
-	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
+	api := "http://127.0.0.1:" + port
+	metrics := "http://127.0.0.1:" + metricsPort + "/metrics"
 	require.Eventually(t, func() bool {
 		resp, err := http.Get(api + "/readyz")
 		if err == nil {

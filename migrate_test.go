@@ -47,28 +47,7 @@ func TestMigrateThenVerify(t *testing.T) {
 	table := localTable(t)
 	ctx := context.Background()
 	db := dynamotest.Client(t)
-	const groupID, expenseID = "0a0b0c0d-0000-4000-8000-00000000000a", "0a0b0c0d-e000-4000-8000-000000000001"
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
-	split := func(user, amount string) types.AttributeValue {
-		return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"userId": s(user), "userName": s("U" + user), "amount": n(amount)}}
-	}
-	pk := "GROUP#" + groupID
-	member := func(user string) map[string]types.AttributeValue {
-		return map[string]types.AttributeValue{"PK": s(pk), "SK": s("USER#" + user), "GSI1PK": s("USER#" + user), "GSI1SK": s(pk),
-			"id": s(user), "telegramId": n(user), "name": s("U" + user), "joinedAt": s("2023-05-01T10:00:00.000Z")}
-	}
-	for _, item := range []map[string]types.AttributeValue{
-		{"PK": s(pk), "SK": s("METADATA"), "id": s(groupID), "title": s("Old"), "currency": s("USD"), "createdAt": s("2023-05-01T10:00:00.000Z"), "memberCount": n("3")},
-		member("1"), member("2"), member("3"),
-		{"PK": s(pk), "SK": s("TX#2023-05-02T10:00:00.000Z#" + expenseID), "GSI2PK": s("EXPENSE#" + expenseID), "GSI2SK": s(groupID),
-			"id": s(expenseID), "groupId": s(groupID), "payerId": s("1"), "payerName": s("U1"), "amount": n("10"), "currency": s("USD"),
-			"description": s("Taxi"), "splitType": s("equal"), "createdAt": s("2023-05-02T10:00:00.000Z"),
-			"splits": &types.AttributeValueMemberL{Value: []types.AttributeValue{split("1", "3.34"), split("2", "3.33"), split("3", "3.33")}}},
-	} {
-		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
-		require.NoError(t, err)
-	}
+	groupID := writeFirstVersionGroup(t, db, table)
 
 	var out bytes.Buffer
 	require.NoError(t, migrateCommand(ctx, cfgFromEnv(t), []string{"--dry-run"}, &out))
@@ -94,6 +73,37 @@ func TestMigrateThenVerify(t *testing.T) {
 	out.Reset()
 	require.NoError(t, migrateCommand(ctx, cfgFromEnv(t), []string{"--restart"}, &out))
 	require.Contains(t, out.String(), " 0 changed; the migration is complete")
+}
+
+// writeFirstVersionGroup writes a group in the first version's shape (no
+// ledger, balances, versions, GSI3 keys or participant records): three
+// members and an expense split between them. It returns the group's id.
+func writeFirstVersionGroup(t *testing.T, db *dynamodb.Client, table string) string {
+	t.Helper()
+	ctx := context.Background()
+	const groupID, expenseID = "0a0b0c0d-0000-4000-8000-00000000000a", "0a0b0c0d-e000-4000-8000-000000000001"
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	split := func(user, amount string) types.AttributeValue {
+		return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"userId": s(user), "userName": s("U" + user), "amount": n(amount)}}
+	}
+	pk := "GROUP#" + groupID
+	member := func(user string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": s(pk), "SK": s("USER#" + user), "GSI1PK": s("USER#" + user), "GSI1SK": s(pk),
+			"id": s(user), "telegramId": n(user), "name": s("U" + user), "joinedAt": s("2023-05-01T10:00:00.000Z")}
+	}
+	for _, item := range []map[string]types.AttributeValue{
+		{"PK": s(pk), "SK": s("METADATA"), "id": s(groupID), "title": s("Old"), "currency": s("USD"), "createdAt": s("2023-05-01T10:00:00.000Z"), "memberCount": n("3")},
+		member("1"), member("2"), member("3"),
+		{"PK": s(pk), "SK": s("TX#2023-05-02T10:00:00.000Z#" + expenseID), "GSI2PK": s("EXPENSE#" + expenseID), "GSI2SK": s(groupID),
+			"id": s(expenseID), "groupId": s(groupID), "payerId": s("1"), "payerName": s("U1"), "amount": n("10"), "currency": s("USD"),
+			"description": s("Taxi"), "splitType": s("equal"), "createdAt": s("2023-05-02T10:00:00.000Z"),
+			"splits": &types.AttributeValueMemberL{Value: []types.AttributeValue{split("1", "3.34"), split("2", "3.33"), split("3", "3.33")}}},
+	} {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
+		require.NoError(t, err)
+	}
+	return groupID
 }
 
 // TestProgressPrinter: while a segment scans, its line is printed at most

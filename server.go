@@ -5,6 +5,8 @@
 //	go run . token create --user <telegramId> --name <display name> [--scopes READ,WRITE] [--expires-in 2160h]
 //	go run . verify [--group <id>]   recompute balances and the activity chains; exit 1 on drift
 //	go run . migrate [--dry-run] [--segments N] [--restart]   bring items of earlier formats up to date
+//	go run . table create [--env <name>] [--tag key=value ...] [--pitr=false]   make the table (or bring it up to what the server needs)
+//	go run . table describe [--env <name>] [--tag key=value ...]   print the table and how it differs from what the server needs
 //
 // Configuration comes from the environment; see README.md.
 package main
@@ -325,11 +327,13 @@ func run(ctx context.Context, args []string) error {
 		return verifyCommand(ctx, cfg, args, os.Stdout)
 	case "migrate":
 		return migrateCommand(ctx, cfg, args, os.Stdout)
+	case "table":
+		return tableCommand(ctx, cfg, args, os.Stdout)
 	case "help", "-h", "--help":
-		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>] | migrate [--dry-run] [--segments N] [--restart]]")
+		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>] | migrate [--dry-run] [--segments N] [--restart] | table create|describe [--env <name>] [--tag key=value ...] [--pitr=false]]")
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (try: serve, token create, verify, migrate)", cmd)
+	return fmt.Errorf("unknown command %q (try: serve, token create, verify, migrate, table create, table describe)", cmd)
 }
 
 // openStore connects to DynamoDB; with a local endpoint it also creates the

@@ -15,8 +15,8 @@ import (
 	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/internal/scrape"
-	"github.com/fracti/api/store"
 	"github.com/fracti/api/metrics"
+	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
 

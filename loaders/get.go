@@ -29,7 +29,7 @@ func Groups(ctx context.Context, groupIDs []string) ([]*store.Group, error) {
 
 // group starts loading a group and returns what waits for it.
 func (l *Loaders) group(ctx context.Context, groupID string) func() (*store.Group, error) {
-	if f := lookup(&l.started.mu, l.started.heads, groupID); f != nil {
+	if f := lookup(&l.started.mu, &l.started.heads, groupID); f != nil {
 		return func() (*store.Group, error) {
 			h, err := f.get(ctx)
 			return h.Group, err
@@ -42,7 +42,7 @@ func (l *Loaders) group(ctx context.Context, groupID string) func() (*store.Grou
 // member starts loading a membership and returns what waits for it: from
 // the group's roster when that was started and can tell, else by key.
 func (l *Loaders) member(ctx context.Context, k store.MemberKey) func() (*store.Member, error) {
-	if f := lookup(&l.started.mu, l.started.rosters, k.GroupID); f != nil {
+	if f := lookup(&l.started.mu, &l.started.rosters, k.GroupID); f != nil {
 		return func() (*store.Member, error) {
 			r, err := f.get(ctx)
 			if err != nil {
@@ -114,7 +114,7 @@ func BalancesOf(ctx context.Context, groupIDs []string) ([]*store.GroupBalances,
 	out := make([]*store.GroupBalances, len(groupIDs))
 	var rest []int
 	for i, id := range groupIDs {
-		if f := lookup(&l.started.mu, l.started.heads, id); f != nil {
+		if f := lookup(&l.started.mu, &l.started.heads, id); f != nil {
 			h, err := f.get(ctx)
 			if err != nil {
 				return nil, err
@@ -167,7 +167,7 @@ func Prefetch(ctx context.Context, groupIDs []string, members []store.MemberKey)
 	l := from(ctx)
 	keys := groupKeys(groupIDs)
 	for _, k := range members {
-		if lookup(&l.started.mu, l.started.rosters, k.GroupID) == nil {
+		if lookup(&l.started.mu, &l.started.rosters, k.GroupID) == nil {
 			keys = append(keys, k.Item())
 		}
 	}

@@ -162,3 +162,33 @@ func TestBatchSizesAreObserved(t *testing.T) {
 	require.Equal(t, uint64(1), scraped.AtMost("fracti_loader_batch_keys", expenses, 3))
 	require.Equal(t, uint64(0), scraped.AtMost("fracti_loader_batch_keys", expenses, 2))
 }
+
+// A field's read started ahead and another field's lookup of the same
+// group run at once (group(id:) and node(id:) in one query): the race
+// detector finds no unsynchronized access to what was started.
+func TestPrefetchAndLookupAtOnce(t *testing.T) {
+	s := dynamotest.Store(t)
+	g := newGroup(t, s, "T")
+	for range 20 {
+		ctx := loaders.With(context.Background(), loaders.New(s, time.Millisecond))
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			loaders.PrefetchGroup(ctx, g.ID, true, true)
+		}()
+		var got *store.Group
+		var member *store.Member
+		var groupErr, memberErr error
+		go func() {
+			defer wg.Done()
+			got, groupErr = loaders.Group(ctx, g.ID)
+			member, memberErr = loaders.Member(ctx, g.ID, "1")
+		}()
+		wg.Wait()
+		require.NoError(t, groupErr)
+		require.NoError(t, memberErr)
+		require.Equal(t, g.ID, got.ID)
+		require.Equal(t, "1", member.UserID)
+	}
+}

@@ -70,11 +70,12 @@ func startOnce[K comparable, V any](ctx context.Context, mu *sync.Mutex, m *map[
 	return f
 }
 
-// lookup returns the read under key in m, or nil.
-func lookup[K comparable, V any](mu *sync.Mutex, m map[K]*future[V], key K) *future[V] {
+// lookup returns the read under key in m, or nil. It takes the map by
+// pointer, as startOnce does: startOnce may be making the map under mu.
+func lookup[K comparable, V any](mu *sync.Mutex, m *map[K]*future[V], key K) *future[V] {
 	mu.Lock()
 	defer mu.Unlock()
-	return m[key]
+	return (*m)[key]
 }
 
 // forgetGroup drops what was started for the group, and every page and
@@ -108,7 +109,7 @@ func PrefetchGroup(ctx context.Context, groupID string, head, roster bool) {
 
 // roster is the group's roster if its read was started, else nil.
 func (l *Loaders) roster(ctx context.Context, groupID string) (*store.Roster, error) {
-	f := lookup(&l.started.mu, l.started.rosters, groupID)
+	f := lookup(&l.started.mu, &l.started.rosters, groupID)
 	if f == nil {
 		return nil, nil
 	}
@@ -146,7 +147,7 @@ func PrefetchPage[T any](ctx context.Context, key PageKey, fetch func(context.Co
 // Page is the page key names: the one PrefetchPage started, or else read now.
 func Page[T any](ctx context.Context, key PageKey, fetch func(context.Context) (store.Page[T], error)) (store.Page[T], error) {
 	l := from(ctx)
-	f := lookup(&l.started.mu, l.started.pages, key)
+	f := lookup(&l.started.mu, &l.started.pages, key)
 	if f == nil {
 		return fetch(ctx)
 	}
@@ -201,7 +202,7 @@ func UserGroups(ctx context.Context, userID string) ([]store.Member, error) {
 // PrefetchUserGroups started that read, else read.
 func UserGroupsPage(ctx context.Context, userID string, args store.PageArgs) (store.Page[store.Member], error) {
 	l := from(ctx)
-	f := lookup(&l.started.mu, l.started.userGroups, userID)
+	f := lookup(&l.started.mu, &l.started.userGroups, userID)
 	if f == nil {
 		return l.store.ListUserGroups(ctx, userID, args)
 	}

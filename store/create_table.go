@@ -85,14 +85,7 @@ func (s *Store) ensureTable(ctx context.Context, def *dynamodb.CreateTableInput)
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: &s.table}, 2*time.Minute); err != nil {
 		return true, fmt.Errorf("wait for table %s: %w", s.table, err)
 	}
-	_, err = s.db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-		TableName:               &s.table,
-		TimeToLiveSpecification: TimeToLive(),
-	})
-	if err != nil {
-		return true, fmt.Errorf("enable TTL on %s: %w", s.table, err)
-	}
-	return true, nil
+	return true, s.enableTimeToLive(ctx)
 }
 
 // pingError names why DescribeTable on table failed: no such table, no

@@ -80,6 +80,7 @@ func LiveBuffer(n int) Option {
 // Metrics has the handler record into m and serve it at /metrics; give the
 // store's client m.DynamoDB() too (NewWithClientOptions) to measure its calls.
 func Metrics(m *metrics.Metrics) Option { return func(c *httpapi.Config) { c.Metrics = m } }
+
 // Playground serves the GraphiQL Playground at / (see BaseURL).
 func Playground() Option { return func(c *httpapi.Config) { c.Playground = true } }
 

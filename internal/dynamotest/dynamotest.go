@@ -41,15 +41,25 @@ func Client(t testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 // updates enable it (Store.EnableStream), as a server does on a local table.
 func Table(t testing.TB) string {
 	t.Helper()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "fracti-test-" + hex.EncodeToString(b)
+	name := TableName(t)
 	s := store.New(Client(t), name, store.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := s.EnsureTableWithoutStream(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return name
+}
+
+// TableName returns a unique name of a table that does not exist yet, for a
+// test that creates it its own way; whatever table has it is dropped when
+// the test ends.
+func TableName(t testing.TB) string {
+	t.Helper()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "fracti-test-" + hex.EncodeToString(b)
+	s := store.New(Client(t), name, store.Options{})
 	t.Cleanup(func() { _ = s.DeleteTable(context.Background()) })
 	return name
 }
