@@ -7,7 +7,6 @@ import (
 	"go/parser"
 	"go/token"
 	"net"
-	"net/http"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -169,22 +168,11 @@ func TestServerPolicyIsWhatServeCalls(t *testing.T) {
 	dave := userToken(t, s, "444", "Dave")
 
 	rec := dynamotest.NewRecorder(t)
-	port := freePort(t)
-	for k, v := range map[string]string{"DYNAMODB_ENDPOINT": rec.URL, "PORT": port, "TELEGRAM_BOT_TOKEN": apitest.BotToken,
+	for k, v := range map[string]string{"DYNAMODB_ENDPOINT": rec.URL, "TELEGRAM_BOT_TOKEN": apitest.BotToken,
 		"CURSOR_SECRET": "s3cret", "STREAM_POLL_INTERVAL": "50ms", "QUOTA_SAMPLE": "1"} {
 		t.Setenv(k, v)
 	}
-	serveCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- run(serveCtx, []string{"serve"}) }()
-	base := "http://127.0.0.1:" + port
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 50*time.Millisecond, "serve did not start")
+	base, stop := startServe(t)
 
 	url := base + "/graphql"
 	bob := "tma " + apitest.InitData(222, "Bob", "", "bob", time.Now())
@@ -263,8 +251,7 @@ func TestServerPolicyIsWhatServeCalls(t *testing.T) {
 	for id := range events.snapshot() {
 		require.NotContains(t, id, "unexpected")
 	}
-	stop()
-	require.NoError(t, <-done)
+	require.NoError(t, stop())
 
 	// On AWS the server never creates the table: only with a local endpoint
 	// does it try (openStore).

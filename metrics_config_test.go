@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -43,31 +42,11 @@ func TestConfigMetrics(t *testing.T) {
 // requests.
 func TestServeMetricsOnTheirOwnListener(t *testing.T) {
 	localTable(t)
-	port, metricsPort := freePort(t), freePort(t)
-	t.Setenv("PORT", port)
+	metricsPort := freePort(t)
 	t.Setenv("METRICS_ADDR", "127.0.0.1:"+metricsPort)
 	t.Setenv("STREAM_POLL_INTERVAL", "50ms")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"serve"}) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(20 * time.Second):
-			t.Fatal("serve did not stop")
-		}
-	})
-	api := "http://127.0.0.1:" + port
+	api, _ := startServe(t)
 	metrics := "http://127.0.0.1:" + metricsPort + "/metrics"
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(api + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err == nil && resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 50*time.Millisecond, "the server did not start")
 
 	resp, err := http.Post(api+"/graphql", "application/json", strings.NewReader(`{"query":"query Ping { __typename }"}`))
 	require.NoError(t, err)

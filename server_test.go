@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,18 +202,43 @@ func TestDemoIsCreatedOnceAndItsTokenKept(t *testing.T) {
 
 func TestServeShutsDownGracefully(t *testing.T) {
 	localTable(t)
-	t.Setenv("PORT", "0")
+	_, stop := startServe(t)
+	require.NoError(t, stop())
+}
+
+// startServe runs `serve` on a free port with the environment the test set,
+// and returns its base URL once /readyz answers 200. stop ends it as a
+// SIGTERM would and returns serve's error; the test's end stops it too.
+func startServe(t *testing.T) (base string, stop func() error) {
+	t.Helper()
+	port := freePort(t)
+	t.Setenv("PORT", port)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"serve"}) }()
-	time.Sleep(300 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("serve did not stop")
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				err = errors.New("serve did not stop")
+			}
+		})
+		return err
 	}
+	t.Cleanup(func() { require.NoError(t, stop()) })
+	base = "http://127.0.0.1:" + port
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err == nil && resp.StatusCode == http.StatusOK
+	}, 30*time.Second, 50*time.Millisecond, "serve did not start")
+	return base, stop
 }
 
 func captureStdout(t *testing.T, f func()) string {
