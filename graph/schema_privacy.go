@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -29,15 +30,15 @@ func (noIntrospection) Validate(graphql.ExecutableSchema) error { return nil }
 
 // MutateOperationContext refuses an operation that introspects.
 func (noIntrospection) MutateOperationContext(_ context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
+	sets := make([]ast.SelectionSet, 0, len(opCtx.Doc.Operations)+len(opCtx.Doc.Fragments))
 	for _, op := range opCtx.Doc.Operations {
-		if introspects(op.SelectionSet) {
-			return codedError(CodeIntrospectionDisabled, "introspection is turned off on this server")
-		}
+		sets = append(sets, op.SelectionSet)
 	}
 	for _, f := range opCtx.Doc.Fragments {
-		if introspects(f.SelectionSet) {
-			return codedError(CodeIntrospectionDisabled, "introspection is turned off on this server")
-		}
+		sets = append(sets, f.SelectionSet)
+	}
+	if slices.ContainsFunc(sets, introspects) {
+		return codedError(CodeIntrospectionDisabled, "introspection is turned off on this server")
 	}
 	return nil
 }

@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -99,33 +100,23 @@ func ParseTrustedDocuments(manifest []byte) (*TrustedDocuments, error) {
 		return nil, fmt.Errorf("no operations: a server restricted to them would run nothing")
 	}
 	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
-	for _, id := range sortedKeys(ids) {
+	byHash := make(map[string]string, len(ids))
+	for _, id := range slices.Sorted(maps.Keys(ids)) { // the first bad one, the same on every start
 		body := ids[id]
-		if queryHash(body) != strings.ToLower(id) {
-			return nil, fmt.Errorf("operation %s: the id is not the SHA-256 of its document (%s)", id, queryHash(body))
+		hash := queryHash(body)
+		if hash != strings.ToLower(id) {
+			return nil, fmt.Errorf("operation %s: the id is not the SHA-256 of its document (%s)", id, hash)
 		}
 		if _, errs := gqlparser.LoadQuery(schema, body); len(errs) > 0 {
 			return nil, fmt.Errorf("operation %s is not valid against this server's schema: %s", id, errs[0].Message)
 		}
-	}
-	byHash := make(map[string]string, len(ids))
-	for id, body := range ids {
-		byHash[strings.ToLower(id)] = body
+		byHash[hash] = body
 	}
 	return &TrustedDocuments{byHash: byHash}, nil
 }
 
 // Len is how many operations are trusted.
 func (d *TrustedDocuments) Len() int { return len(d.byHash) }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // trustedOnly runs only trusted documents, sent by their hash in Apollo's
 // extensions.persistedQuery (what Apollo Client's and urql's persisted query
