@@ -292,6 +292,7 @@ type ComplexityRoot struct {
 	Settlement struct {
 		Amount      func(childComplexity int) int
 		CompletedAt func(childComplexity int) int
+		ConfirmedBy func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
 		Currency    func(childComplexity int) int
 		From        func(childComplexity int) int
@@ -1544,6 +1545,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Settlement.CompletedAt(childComplexity), true
+	case "Settlement.confirmedBy":
+		if e.ComplexityRoot.Settlement.ConfirmedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.ConfirmedBy(childComplexity), true
 	case "Settlement.createdAt":
 		if e.ComplexityRoot.Settlement.CreatedAt == nil {
 			break
@@ -2972,7 +2979,9 @@ extend type Mutation {
 extend type Member {
   """
   True for a placeholder: someone a member added who has not joined yet.
-  A placeholder pays and owes like anyone until a user claims it.
+  A placeholder pays and owes like anyone until a user claims it; as it
+  cannot sign in, payments to it are confirmed by another member on its
+  behalf (see ` + "`" + `updateSettlement` + "`" + `).
   """
   placeholder: Boolean!
   "The member who took over this placeholder (see ` + "`" + `claimPlaceholder` + "`" + `); null while unclaimed and for everyone else."
@@ -3021,16 +3030,21 @@ extend type Query {
 
 """
 Where a settlement payment stands. Only COMPLETED counts toward balances:
-PENDING → SENT (marked by the payer) → COMPLETED (confirmed by the recipient),
-or FAILED from PENDING or SENT (by either of them). COMPLETED and FAILED are
-final.
+PENDING → SENT (marked by the payer) → COMPLETED (confirmed by the recipient;
+for a payment to a placeholder member, who cannot sign in, by any other
+member but the payer), or FAILED from PENDING or SENT (by either of them).
+COMPLETED and FAILED are final.
 """
 enum SettlementStatus {
   "Recorded, not yet paid."
   PENDING
   "The payer says it is paid; the recipient has not confirmed it yet."
   SENT
-  "Confirmed paid (by the recipient, or by either party where the group allows it): it counts toward balances."
+  """
+  Confirmed paid (by the recipient, by either party where the group allows
+  it, or, for a placeholder recipient, by another member on its behalf): it
+  counts toward balances.
+  """
   COMPLETED
   "The payment did not go through."
   FAILED
@@ -3058,6 +3072,13 @@ type Settlement implements Node {
   createdAt: DateTime!
   "When it became COMPLETED; null until then."
   completedAt: DateTime
+  """
+  The member who marked it COMPLETED: its recipient, its payer where the
+  group allows that, or, for a payment to a placeholder member, the member who
+  confirmed it on the placeholder's behalf. Null until it is COMPLETED, and on
+  settlements completed before this was recorded.
+  """
+  confirmedBy: Member
 }
 
 extend type Mutation {
@@ -3075,6 +3096,15 @@ extend type Mutation {
   or SENT one COMPLETED; either marks it FAILED. COMPLETED and FAILED are
   final: changing a settlement in either, or its txHash, is CONFLICT. Another
   party's move is FORBIDDEN.
+
+  A placeholder member cannot sign in, so a payment to a placeholder nobody
+  has claimed is confirmed on its behalf: any other current member but the
+  payer may mark it COMPLETED (and change nothing else); the payer doing so is
+  FORBIDDEN, unless the group lets payers complete their own payments
+  (settlementConfirmation EITHER_PARTY). The settlement's confirmedBy and the
+  SETTLEMENT_COMPLETED event's actor name who confirmed it. Once a member has
+  claimed the placeholder, only they confirm; a claim racing the
+  confirmation makes it CONFLICT.
   """
   updateSettlement(
     "The settlement's id."
@@ -3110,7 +3140,11 @@ input CreateSettlementInput {
 
 "A change to a settlement; omitted fields stay as they are."
 input UpdateSettlementInput {
-  "The new status: SENT (payer, from PENDING), COMPLETED (recipient, from PENDING or SENT) or FAILED (either, from PENDING or SENT)."
+  """
+  The new status: SENT (payer, from PENDING), COMPLETED (recipient, or another
+  member for a placeholder recipient; from PENDING or SENT) or FAILED (either,
+  from PENDING or SENT).
+  """
   status: SettlementStatus
   "The TON transaction hash; only while the settlement is PENDING or SENT."
   txHash: String
@@ -3753,6 +3787,8 @@ func (ec *executionContext) childFields_Settlement(ctx context.Context, field gr
 		return ec.fieldContext_Settlement_createdAt(ctx, field)
 	case "completedAt":
 		return ec.fieldContext_Settlement_completedAt(ctx, field)
+	case "confirmedBy":
+		return ec.fieldContext_Settlement_confirmedBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Settlement", field.Name)
 }
