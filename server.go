@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -230,6 +231,20 @@ func loadConfig() (config, error) {
 	return c, nil
 }
 
+// localEngine reports whether the server talks to a DynamoDB of its own
+// (DYNAMODB_ENDPOINT, such as DynamoDB Local), and not to AWS.
+func (c config) localEngine() bool {
+	if c.Endpoint == "" {
+		return false
+	}
+	u, err := url.Parse(c.Endpoint)
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	return host != "" && !strings.HasSuffix(host, ".amazonaws.com") && !strings.HasSuffix(host, ".amazonaws.com.cn")
+}
+
 func env(name, def string) string {
 	if v := getenv(name); v != "" {
 		return v
@@ -388,6 +403,10 @@ func startLive(ctx context.Context, cfg config, s *store.Store, log *slog.Logger
 
 func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) error {
 	demo := len(args) > 0 && args[0] == "--demo"
+	if demo && !cfg.localEngine() {
+		// Demo users and a token printed in the clear belong on a local table only.
+		return errors.New("serve --demo needs DYNAMODB_ENDPOINT set to a local DynamoDB (such as DynamoDB Local); it never writes demo data to AWS")
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -426,7 +445,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 		Handler: httpapi.New(httpapi.Config{
 			Store: s, Log: log, BotToken: cfg.BotToken, AuthMaxAge: cfg.AuthMaxAge,
 			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes,
-			Playground: cfg.Playground, LoaderWait: cfg.LoaderWait,
+			Playground: cfg.Playground, PlaygroundHeadersFromLink: cfg.localEngine(), LoaderWait: cfg.LoaderWait,
 			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls, InviteLinks: cfg.InviteLinks,
 			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,
 			Live: hub, LiveLimits: cfg.LiveLimits, LiveDone: liveCtx,
@@ -443,7 +462,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
-		printWelcome(cfg, token)
+		printWelcome(os.Stderr, cfg, token)
 	}
 
 	failed := make(chan error, 2)
