@@ -57,7 +57,7 @@ if [ "$(id -u)" = 0 ] && have apt-get; then
   exit 0
 fi
 
-echo "Missing: ${missing[*]}. Install it, then run this again:" >&2
+echo "Missing: ${missing[*]}. Install what is missing, then run this again:" >&2
 for what in "${missing[@]}"; do
   case "$what" in
     java) echo "  Java 17+:  sudo apt-get install -y openjdk-17-jre-headless   (macOS: brew install openjdk@17)" >&2 ;;
