@@ -85,6 +85,12 @@ func Metrics(m *metrics.Metrics) Option { return func(c *httpapi.Config) { c.Met
 // Playground serves the GraphiQL Playground at / (see BaseURL).
 func Playground() Option { return func(c *httpapi.Config) { c.Playground = true } }
 
+// PlaygroundHeadersFromLink serves the Playground as `make run` does: a link
+// (playground.Link) may fill its Headers tab.
+func PlaygroundHeadersFromLink() Option {
+	return func(c *httpapi.Config) { c.Playground, c.PlaygroundHeadersFromLink = true, true }
+}
+
 // LiveLimits sets the limits of live connections.
 func LiveLimits(l httpapi.LiveLimits) Option { return func(c *httpapi.Config) { c.LiveLimits = l } }
 
