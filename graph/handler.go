@@ -143,6 +143,6 @@ func listCosts(c *generated.ComplexityRoot, currencies int) {
 	c.Member.Balances = times(currencies)
 	// A user's totals: one per currency across their groups.
 	c.UserSummary.Totals = times(2 * currencies)
-	// A user's access tokens: a handful.
-	c.User.AccessTokens = times(20)
+	// A user's access tokens, a group's live invites: a handful.
+	c.User.AccessTokens, c.Group.Invites = times(20), times(20)
 }

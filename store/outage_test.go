@@ -105,9 +105,12 @@ func TestRetryQuotaExhaustedIsUnavailable(t *testing.T) {
 // Running out of time waiting for DynamoDB is unavailability; the caller
 // going away is not.
 func TestDeadlineIsUnavailableCancellationIsNot(t *testing.T) {
-	f, n := outageFixture(t, 0)
-	g := f.group("1")
+	// Hanging before the client's first call: it holds no connection from
+	// before, whose close it could see as a broken pipe and fail at once.
+	n := dynamotest.NewNetwork(t)
 	n.Set(dynamotest.Hang)
+	f := fixture{Store: store.New(n.Client(t, 0), dynamotest.Table(t), store.Options{CursorSecret: []byte("k")}), t: t}
+	g := store.Group{ID: "00000000-0000-4000-8000-000000000001"} // never answered: it need not exist
 
 	deadline, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
