@@ -66,7 +66,48 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	defer func() { noteRequest(ctx, operation, kind) }()
 	media := responseMedia(r.Header.Get("Accept"))
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
+	opCtx, operation, kind := t.operation(w, r, exec, media)
+	if opCtx == nil {
+		return
+	}
+	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
+		w.Header().Set("Allow", "POST")
+		msg := "GET requests may only run queries: send a " + string(opCtx.Operation.Operation) + " with POST"
+		t.log.InfoContext(ctx, "request refused", "status", http.StatusMethodNotAllowed, "code", graph.CodeBadRequest, "reason", msg)
+		writeRequestError(ctx, w, t.metrics, http.StatusMethodNotAllowed, graph.CodeBadRequest, msg)
+		return
+	}
+	if opCtx.Operation.Operation == ast.Subscription {
+		// One response cannot carry a stream of events.
+		msg := "subscriptions need a live connection: a WebSocket (graphql-transport-ws), or a POST that accepts " + mediaEventStream + " or " + mediaMultipart + ";subscriptionSpec=1.0"
+		t.log.InfoContext(ctx, "request refused", "status", http.StatusBadRequest, "code", graph.CodeBadRequest, "reason", msg)
+		writeRequestError(ctx, w, t.metrics, http.StatusBadRequest, graph.CodeBadRequest, msg)
+		return
+	}
+	responses, ctx := exec.DispatchOperation(ctx, opCtx)
+	resp := responses(ctx)
+	if retry, limited := rateLimited(resp); limited {
+		// Refused before it ran: HTTP says so too, with when to come back.
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		t.log.InfoContext(ctx, "operation refused", "code", graph.CodeRateLimited, "retryAfter", retry)
+		writeErrors(ctx, w, http.StatusTooManyRequests, resp.Errors)
+		return
+	}
+	if len(resp.Errors) > 0 {
+		noteFailed(ctx)
+	}
+	b, err := json.Marshal(resp)
+	if err != nil { // our bug, not the client's
+		panic(fmt.Errorf("encode response: %w", err))
+	}
+	_, _ = w.Write(b)
+}
 
+// operation reads the request and makes its operation context, which is
+// nil when the request cannot run: it has been answered then, in media. It
+// also returns the operation's name and type, for the access log.
+func (t graphqlHTTP) operation(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, media string) (opCtx *graphql.OperationContext, operation, kind string) {
+	ctx := r.Context()
 	params, rerr := readParams(r)
 	if rerr != nil {
 		if rerr.status == http.StatusMethodNotAllowed {
@@ -74,7 +115,7 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		}
 		t.log.InfoContext(ctx, "request refused", "status", rerr.status, "code", graph.CodeBadRequest, "reason", rerr.msg)
 		writeRequestError(ctx, w, t.metrics, rerr.status, graph.CodeBadRequest, rerr.msg)
-		return
+		return nil, "", ""
 	}
 	params.Headers = r.Header
 	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
@@ -97,39 +138,9 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		}
 		t.log.InfoContext(ctx, "operation refused", "code", code, "reason", short(resp.Errors[0].Message))
 		writeErrors(ctx, w, status, resp.Errors)
-		return
+		return nil, operation, kind
 	}
-	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
-		w.Header().Set("Allow", "POST")
-		msg := "GET requests may only run queries: send a " + string(opCtx.Operation.Operation) + " with POST"
-		t.log.InfoContext(ctx, "request refused", "status", http.StatusMethodNotAllowed, "code", graph.CodeBadRequest, "reason", msg)
-		writeRequestError(ctx, w, t.metrics, http.StatusMethodNotAllowed, graph.CodeBadRequest, msg)
-		return
-	}
-	if opCtx.Operation.Operation == ast.Subscription {
-		// One response cannot carry a stream of events.
-		msg := "subscriptions need a live connection: a WebSocket (graphql-transport-ws) or a POST with Accept: text/event-stream"
-		t.log.InfoContext(ctx, "request refused", "status", http.StatusBadRequest, "code", graph.CodeBadRequest, "reason", msg)
-		writeRequestError(ctx, w, t.metrics, http.StatusBadRequest, graph.CodeBadRequest, msg)
-		return
-	}
-	responses, ctx := exec.DispatchOperation(ctx, opCtx)
-	resp := responses(ctx)
-	if retry, limited := rateLimited(resp); limited {
-		// Refused before it ran: HTTP says so too, with when to come back.
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		t.log.InfoContext(ctx, "operation refused", "code", graph.CodeRateLimited, "retryAfter", retry)
-		writeErrors(ctx, w, http.StatusTooManyRequests, resp.Errors)
-		return
-	}
-	if len(resp.Errors) > 0 {
-		noteFailed(ctx)
-	}
-	b, err := json.Marshal(resp)
-	if err != nil { // our bug, not the client's
-		panic(fmt.Errorf("encode response: %w", err))
-	}
-	_, _ = w.Write(b)
+	return opCtx, operation, kind
 }
 
 // rateLimited reports whether resp is an operation refused for a rate limit,

@@ -8,7 +8,7 @@ mkdir -p .local
 pidfile="$ROOT/.local/test-dynamodb-$$.pid"
 trap 'scripts/dynamodb-local.sh stop "$pidfile"' EXIT
 go vet ./...
-if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-ws ] || [ ! -d e2e/node_modules/graphql-http ]; then
+if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-ws ] || [ ! -d e2e/node_modules/graphql-http ] || [ ! -d e2e/node_modules/graphql-sse ]; then
   echo "Installing the JavaScript clients for e2e/ (npm ci) ..." >&2
   npm ci --silent --no-audit --no-fund --prefix e2e >&2
 fi
