@@ -17,6 +17,7 @@ import (
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/freetext"
 	"github.com/fracti/api/money"
+	"github.com/fracti/api/playground"
 	"github.com/fracti/api/store"
 )
 
@@ -177,27 +178,23 @@ func seedDemoGroup(ctx context.Context, s *store.Store) error {
 	return err
 }
 
-func printWelcome(cfg config, token string) {
+// printWelcome tells whoever ran `make run` where the server is and how to
+// use it as the demo user: a Playground link that opens with the token in
+// its Headers tab, and the token itself for other clients.
+func printWelcome(w io.Writer, cfg config, token string) {
 	base := "http://localhost:" + cfg.Port
-	fmt.Fprintf(os.Stderr, `
-  Fracti API on DynamoDB Local (table %s)
+	fmt.Fprintf(w, "\n  Fracti API on DynamoDB Local (table %s)\n\n", cfg.Table)
+	if cfg.Playground {
+		fmt.Fprintf(w, "  Open the Playground signed in as the demo user, and press its play button:\n\n    %s\n\n",
+			playground.Link(base, map[string]string{"Authorization": "Bearer " + token}))
+	}
+	fmt.Fprintf(w, `  Endpoint     %s/graphql
+  Demo token   Authorization: Bearer %s
 
-  Playground  %s/
-  Endpoint    %s/graphql
+  From a shell:
 
-  1. Open the Playground and paste this into its Headers tab:
+    curl -s %s/graphql -H 'Authorization: Bearer %s' \
+      -H 'Content-Type: application/json' -d '{"query":"{ me { id name } }"}'
 
-       {"Authorization": "Bearer %s"}
-
-  2. Run:
-
-       { me { name groups { nodes { id title expenses(first: 5) { nodes { description amount currency payer { name } } }
-         balances { member { name } net currency } debts { from { name } to { name } amount currency } } } } }
-
-  Or from a shell:
-
-       curl -s %s/graphql -H 'Authorization: Bearer %s' \
-         -H 'Content-Type: application/json' -d '{"query":"{ me { id name } }"}'
-
-`, cfg.Table, base, base, token, base, token)
+`, base, token, base, token)
 }

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -84,21 +85,25 @@ type config struct {
 	MetricsAddr string
 }
 
+// getenv reads one setting; every setting loadConfig reads goes through it,
+// so that a test can list them against the configuration page.
+var getenv = os.Getenv
+
 func loadConfig() (config, error) {
 	c := config{
 		Port:          env("PORT", "8080"),
-		Endpoint:      os.Getenv("DYNAMODB_ENDPOINT"),
+		Endpoint:      getenv("DYNAMODB_ENDPOINT"),
 		Table:         env("DYNAMODB_TABLE", "FractiTable"),
-		Region:        os.Getenv("AWS_REGION"),
-		BotToken:      os.Getenv("TELEGRAM_BOT_TOKEN"),
-		LogJSON:       os.Getenv("LOG_FORMAT") == "json",
+		Region:        getenv("AWS_REGION"),
+		BotToken:      getenv("TELEGRAM_BOT_TOKEN"),
+		LogJSON:       getenv("LOG_FORMAT") == "json",
 		ShutdownGrace: 15 * time.Second,
 		InviteLinks: graph.InviteLinks{
-			BotUsername: strings.TrimPrefix(os.Getenv("TELEGRAM_BOT_USERNAME"), "@"),
-			AppName:     os.Getenv("TELEGRAM_APP_NAME"),
+			BotUsername: strings.TrimPrefix(getenv("TELEGRAM_BOT_USERNAME"), "@"),
+			AppName:     getenv("TELEGRAM_APP_NAME"),
 		},
 	}
-	for _, o := range strings.Split(os.Getenv("CORS_ALLOWED_ORIGINS"), ",") {
+	for _, o := range strings.Split(getenv("CORS_ALLOWED_ORIGINS"), ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			c.CORSOrigins = append(c.CORSOrigins, o)
 		}
@@ -110,7 +115,7 @@ func loadConfig() (config, error) {
 	if c.LoaderWait, err = durationEnv("LOADER_WAIT", loaders.DefaultWait); err != nil {
 		return c, err
 	}
-	c.ClientIPHeader = os.Getenv("CLIENT_IP_HEADER")
+	c.ClientIPHeader = getenv("CLIENT_IP_HEADER")
 	for _, l := range []struct {
 		name string
 		into *int64
@@ -197,7 +202,7 @@ func loadConfig() (config, error) {
 	if c.Playground, err = strconv.ParseBool(env("PLAYGROUND", strconv.FormatBool(c.Endpoint != ""))); err != nil {
 		return c, fmt.Errorf("PLAYGROUND must be true or false")
 	}
-	c.TrustedDocuments = os.Getenv("TRUSTED_DOCUMENTS")
+	c.TrustedDocuments = getenv("TRUSTED_DOCUMENTS")
 	if c.Introspection, err = strconv.ParseBool(env("INTROSPECTION", "true")); err != nil {
 		return c, fmt.Errorf("INTROSPECTION must be true or false")
 	}
@@ -208,7 +213,7 @@ func loadConfig() (config, error) {
 	if c.Metrics, err = strconv.ParseBool(env("METRICS", "true")); err != nil {
 		return c, fmt.Errorf("METRICS must be true or false")
 	}
-	if c.MetricsAddr = os.Getenv("METRICS_ADDR"); c.MetricsAddr != "" {
+	if c.MetricsAddr = getenv("METRICS_ADDR"); c.MetricsAddr != "" {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil || !c.Metrics {
 			return c, fmt.Errorf("METRICS_ADDR must be an address such as :9090, with METRICS=true")
 		}
@@ -218,7 +223,7 @@ func loadConfig() (config, error) {
 		return c, fmt.Errorf("LEGACY_GROUPS_JOIN_BY_ID must be true or false")
 	}
 	c.LegacyGroupsClosed = !legacyOpen
-	if s := os.Getenv("CURSOR_SECRET"); s != "" {
+	if s := getenv("CURSOR_SECRET"); s != "" {
 		c.CursorSecret, c.secretFromEnv = []byte(s), true
 	} else {
 		// Cursors then stop working across restarts and between instances: fine locally only.
@@ -228,8 +233,22 @@ func loadConfig() (config, error) {
 	return c, nil
 }
 
+// localEngine reports whether the server talks to a DynamoDB of its own
+// (DYNAMODB_ENDPOINT, such as DynamoDB Local), and not to AWS.
+func (c config) localEngine() bool {
+	if c.Endpoint == "" {
+		return false
+	}
+	u, err := url.Parse(c.Endpoint)
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	return host != "" && !strings.HasSuffix(host, ".amazonaws.com") && !strings.HasSuffix(host, ".amazonaws.com.cn")
+}
+
 func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
+	if v := getenv(name); v != "" {
 		return v
 	}
 	return def
@@ -246,7 +265,7 @@ const (
 
 // limitEnv reads a limit: a whole number, 0 for none.
 func limitEnv(name string, def int64) (int64, error) {
-	v := os.Getenv(name)
+	v := getenv(name)
 	if v == "" {
 		return def, nil
 	}
@@ -258,7 +277,7 @@ func limitEnv(name string, def int64) (int64, error) {
 }
 
 func positiveIntEnv(name string, def int) (int, error) {
-	v := os.Getenv(name)
+	v := getenv(name)
 	if v == "" {
 		return def, nil
 	}
@@ -270,7 +289,7 @@ func positiveIntEnv(name string, def int) (int, error) {
 }
 
 func durationEnv(name string, def time.Duration) (time.Duration, error) {
-	v := os.Getenv(name)
+	v := getenv(name)
 	if v == "" {
 		return def, nil
 	}
@@ -284,7 +303,7 @@ func durationEnv(name string, def time.Duration) (time.Duration, error) {
 // tokenCacheTTLEnv reads TOKEN_CACHE_TTL: unset is the default (30s), 0
 // turns the cache off (given to httpapi as a negative TTL).
 func tokenCacheTTLEnv() (time.Duration, error) {
-	v := os.Getenv("TOKEN_CACHE_TTL")
+	v := getenv("TOKEN_CACHE_TTL")
 	if v == "" {
 		return httpapi.DefaultTokenCacheTTL, nil
 	}
@@ -386,6 +405,10 @@ func startLive(ctx context.Context, cfg config, s *store.Store, log *slog.Logger
 
 func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) error {
 	demo := len(args) > 0 && args[0] == "--demo"
+	if demo && !cfg.localEngine() {
+		// Demo users and a token printed in the clear belong on a local table only.
+		return errors.New("serve --demo needs DYNAMODB_ENDPOINT set to a local DynamoDB (such as DynamoDB Local); it never writes demo data to AWS")
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -424,7 +447,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 		Handler: httpapi.New(httpapi.Config{
 			Store: s, Log: log, BotToken: cfg.BotToken, AuthMaxAge: cfg.AuthMaxAge,
 			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes,
-			Playground: cfg.Playground, LoaderWait: cfg.LoaderWait,
+			Playground: cfg.Playground, PlaygroundHeadersFromLink: cfg.localEngine(), LoaderWait: cfg.LoaderWait,
 			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls, InviteLinks: cfg.InviteLinks,
 			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,
 			Live: hub, LiveLimits: cfg.LiveLimits, LiveDone: liveCtx,
@@ -441,7 +464,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
-		printWelcome(cfg, token)
+		printWelcome(os.Stderr, cfg, token)
 	}
 
 	failed := make(chan error, 2)

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -198,6 +200,44 @@ func TestDemoIsCreatedOnceAndItsTokenKept(t *testing.T) {
 	expenses, err := s.ListExpenses(ctx, groups.Items[0].GroupID, store.PageArgs{First: 10})
 	require.NoError(t, err)
 	require.Len(t, expenses.Items, 2)
+}
+
+// TestDemoOnlyOnALocalEngine: `serve --demo` (make run) writes demo data and
+// prints a token only against a DynamoDB of its own, never AWS, and only
+// then may a link fill the Playground's Headers tab.
+func TestDemoOnlyOnALocalEngine(t *testing.T) {
+	for endpoint, local := range map[string]bool{
+		"":                           false,
+		"http://127.0.0.1:8000":      true,
+		"http://dynamodb-local:8000": true,
+		"https://dynamodb.eu-west-1.amazonaws.com":     false,
+		"https://dynamodb.cn-north-1.amazonaws.com.cn": false,
+	} {
+		require.Equal(t, local, config{Endpoint: endpoint}.localEngine(), endpoint)
+	}
+	t.Setenv("DYNAMODB_ENDPOINT", "")
+	err := run(context.Background(), []string{"serve", "--demo"})
+	require.ErrorContains(t, err, "serve --demo needs DYNAMODB_ENDPOINT")
+}
+
+// TestWelcomeLinksThePlaygroundSignedIn: what `make run` prints opens the
+// Playground with the demo token in its Headers tab, and names the token
+// for other clients; without the Playground, no link.
+func TestWelcomeLinksThePlaygroundSignedIn(t *testing.T) {
+	var out strings.Builder
+	printWelcome(&out, config{Port: "8080", Table: "FractiTable", Playground: true}, "frt_demo")
+	link := regexp.MustCompile(`http://localhost:8080/#headers=\S+`).FindString(out.String())
+	require.NotEmpty(t, link, out.String())
+	u, err := url.Parse(link)
+	require.NoError(t, err)
+	frag, err := url.ParseQuery(u.EscapedFragment())
+	require.NoError(t, err)
+	require.JSONEq(t, `{"Authorization": "Bearer frt_demo"}`, frag.Get("headers"))
+	require.Contains(t, out.String(), "Authorization: Bearer frt_demo")
+
+	out.Reset()
+	printWelcome(&out, config{Port: "8080", Table: "FractiTable"}, "frt_demo")
+	require.NotContains(t, out.String(), "#headers=")
 }
 
 func TestServeShutsDownGracefully(t *testing.T) {

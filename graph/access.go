@@ -109,6 +109,14 @@ func member(ctx context.Context, groupID, userID string) (*store.Member, error) 
 	return m, err
 }
 
+// optionalMember is member for a reference that may be unset: nil for "".
+func optionalMember(ctx context.Context, groupID, userID string) (*store.Member, error) {
+	if userID == "" {
+		return nil, nil
+	}
+	return member(ctx, groupID, userID)
+}
+
 // nilIfHidden makes a typed nil pointer an untyped nil, which GraphQL
 // renders as null where an abstract type (a Node, an event's subject) is
 // expected: a typed nil inside an interface is not nil.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/store"
 )
 
 // RequireAuth refuses every root field but introspection to callers without
@@ -34,6 +35,10 @@ func RequireAuth(ctx context.Context, next graphql.Resolver) (any, error) {
 func viewer(ctx context.Context) (auth.Identity, error) {
 	if err := auth.FailureFrom(ctx); err != nil {
 		if errors.Is(err, auth.ErrAuthUnavailable) {
+			if store.IsThrottled(err) || store.IsUnavailable(err) {
+				// The credentials could not be checked yet: UNAVAILABLE, try again.
+				return auth.Identity{}, err
+			}
 			return auth.Identity{}, &internalError{err}
 		}
 		return auth.Identity{}, unauthenticated(err.Error())

@@ -28,7 +28,29 @@ const (
 	CodeRateLimited = "RATE_LIMITED"
 	// CodeCallBudgetExceeded: the operation needed more DynamoDB calls than one request may make.
 	CodeCallBudgetExceeded = "CALL_BUDGET_EXCEEDED"
+	// CodeUnavailable: the server cannot do this right now but will soon:
+	// DynamoDB throttled the call or could not be reached (after the retries
+	// the call was given), or this instance is not reading live updates.
+	// extensions.retryAfter says in how many seconds to try again; a write
+	// that failed so wrote nothing, or wrote it whole.
+	CodeUnavailable = "UNAVAILABLE"
 )
+
+// Seconds a client is told to wait (extensions.retryAfter) before trying an
+// operation DynamoDB could not serve again: the SDK has already retried for
+// a few seconds, throttling passes as capacity frees up, each second, and an
+// outage takes a little longer.
+const (
+	throttledRetryAfter   = 1
+	unreachableRetryAfter = 3
+)
+
+// unavailable is an UNAVAILABLE error saying when to try again.
+func unavailable(msg string, retryAfter int) *gqlerror.Error {
+	e := codedError(CodeUnavailable, msg)
+	e.Extensions["retryAfter"] = retryAfter
+	return e
+}
 
 func codedError(code, msg string) *gqlerror.Error {
 	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": code}}
@@ -62,8 +84,9 @@ const internalMessage = "internal server error; please retry later"
 
 // ErrorPresenter gives every error an extensions.code. Errors the resolvers
 // shaped pass as they are; the store's outcome errors map to their codes (a
-// stale version is CONFLICT with extensions.currentVersion);
-// anything else is logged in full and shown as INTERNAL_SERVER_ERROR with
+// stale version is CONFLICT with extensions.currentVersion); DynamoDB
+// throttling or out of reach is UNAVAILABLE with extensions.retryAfter (and
+// the cause logged); anything else is logged in full and shown as INTERNAL_SERVER_ERROR with
 // nothing internal in it (no DynamoDB text, no stack). Inside an HTTP
 // request, every error also carries extensions.requestId.
 func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
@@ -116,7 +139,10 @@ func withErrorCode(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return withCode(gqlErr, CodeCallBudgetExceeded,
 				"the operation needs more database calls than one request may make ("+strconv.Itoa(store.CallsMade(ctx))+"): ask for fewer things at once")
 		case store.IsThrottled(err):
-			return withCode(gqlErr, CodeUnavailable, "the database is over its capacity right now: try again in a moment")
+			return withRetryAfter(withCode(gqlErr, CodeUnavailable, "the database is over its capacity right now: try again in a moment"), throttledRetryAfter)
+		case store.IsUnavailable(err):
+			log.WarnContext(ctx, "database unavailable", "path", gqlErr.Path.String(), "error", err)
+			return withRetryAfter(withCode(gqlErr, CodeUnavailable, "the database cannot be reached right now: try again in a moment"), unreachableRetryAfter)
 		case errors.Is(err, context.Canceled):
 			return withCode(gqlErr, CodeInternal, "request cancelled")
 		}
@@ -131,6 +157,11 @@ func withCode(e *gqlerror.Error, code, msg string) *gqlerror.Error {
 		e.Extensions = map[string]any{}
 	}
 	e.Extensions["code"] = code
+	return e
+}
+
+func withRetryAfter(e *gqlerror.Error, seconds int) *gqlerror.Error {
+	e.Extensions["retryAfter"] = seconds
 	return e
 }
 

@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/fracti/api/live"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // The store's outcome errors reach a client with their codes, however
@@ -34,4 +36,17 @@ func TestErrorPresenterCodesStoreErrors(t *testing.T) {
 		}
 	}
 	require.Contains(t, present(context.Background(), fmt.Errorf("%w: 120 items, the limit is 100", store.ErrTooManyItems)).Message, "the limit is 100")
+}
+
+// A subscription this instance cannot serve right now (it is not reading
+// the table's stream) says when to try again, like any UNAVAILABLE.
+func TestSubscriptionUnavailableSaysWhenToRetry(t *testing.T) {
+	r := &Resolver{Live: &live.Hub{}}
+	_, err := r.subscribe(context.Background(), func(*live.Hub, string) (*live.Subscription, error) {
+		return nil, fmt.Errorf("%w: the stream could not be read", live.ErrUnavailable)
+	})
+	var gqlErr *gqlerror.Error
+	require.ErrorAs(t, err, &gqlErr)
+	require.Equal(t, CodeUnavailable, gqlErr.Extensions["code"])
+	require.Equal(t, unreachableRetryAfter, gqlErr.Extensions["retryAfter"])
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // eventSubject is the object a group event is about, as it is now, or nil
-// when it is gone (an expense purged after its restore window). The event
+// when it is gone (an expense purged after its restore window, an invite
+// purged after its expiry). The event
 // belongs to a group the viewer sees, so its subject is visible too.
 func eventSubject(ctx context.Context, ev *store.Event) (model.GroupEventSubject, error) {
 	switch ev.Subject.Kind {
@@ -28,6 +29,13 @@ func eventSubject(ctx context.Context, ev *store.Event) (model.GroupEventSubject
 	case store.SubjectSettlement:
 		ref, _ := ev.SettlementRef()
 		return nilIfHidden(loaders.Settlement(ctx, ref))
+	case store.SubjectInvite:
+		ref, _ := ev.InviteRef()
+		inv, err := loaders.Invite(ctx, ref)
+		if err != nil || inv == nil {
+			return nil, err
+		}
+		return &model.Invite{Invite: *inv}, nil // never its secret: only createInvite's answer has that
 	}
 	return nil, nil
 }

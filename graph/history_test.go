@@ -334,14 +334,16 @@ func TestGroupActivity(t *testing.T) {
 		got = append(got, fmt.Sprintf("%d %s by %s", ev.Sequence, ev.Type, ev.Actor.UserID))
 	}
 	require.Equal(t, []string{
-		"9 GROUP_UPDATED by 111",
-		"8 EXPENSE_DELETED by 111",
-		"7 SETTLEMENT_COMPLETED by 111",
-		"6 SETTLEMENT_CREATED by 222",
-		"5 EXPENSE_UPDATED by 222",
-		"4 EXPENSE_CREATED by 111",
-		"3 MEMBER_JOINED by 333",
-		"2 MEMBER_JOINED by 222",
+		"11 GROUP_UPDATED by 111",
+		"10 EXPENSE_DELETED by 111",
+		"9 SETTLEMENT_COMPLETED by 111",
+		"8 SETTLEMENT_CREATED by 222",
+		"7 EXPENSE_UPDATED by 222",
+		"6 EXPENSE_CREATED by 111",
+		"5 MEMBER_JOINED by 333",
+		"4 INVITE_CREATED by 111", // the invite Carol joined with
+		"3 MEMBER_JOINED by 222",
+		"2 INVITE_CREATED by 111",
 		"1 GROUP_CREATED by 111",
 	}, got)
 
@@ -356,6 +358,7 @@ func TestGroupActivity(t *testing.T) {
 	require.Contains(t, events[4].Changes, change{"amount", ptr("30.00"), ptr("33.00")})
 	require.Equal(t, "Member", events[6].Subject.Typename)
 	require.Equal(t, "333", events[6].Subject.UserID)
+	require.Equal(t, "Invite", events[7].Subject.Typename)
 
 	// The chain: every event names the hash of the one before, and the head is the newest.
 	require.Equal(t, events[0].Hash, *head)

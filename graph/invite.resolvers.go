@@ -11,6 +11,7 @@ import (
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/model"
+	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
 )
 
@@ -75,6 +76,7 @@ func (r *mutationResolver) CreateInvite(ctx context.Context, groupID string, inp
 	if inv, err = r.Store.CreateInvite(ctx, inv, life, auth.HashInviteSecret(secret)); err != nil {
 		return nil, err
 	}
+	loaders.Wrote(ctx, g.ID)
 	return &model.Invite{Invite: inv, Secret: &secret, Link: r.InviteLinks.link(secret)}, nil
 }
 
@@ -87,9 +89,10 @@ func (r *mutationResolver) RevokeInvite(ctx context.Context, id string) (string,
 	if g, err := visibleGroup(ctx, groupID); err != nil || g == nil {
 		return "", orNotFound(err, "invite")
 	}
-	if err := r.Store.RevokeInvite(ctx, groupID, inviteID); err != nil {
+	if _, err := r.Store.RevokeInvite(ctx, groupID, inviteID, viewerID(ctx)); err != nil {
 		return "", err
 	}
+	loaders.Wrote(ctx, groupID)
 	return id, nil
 }
 

@@ -1,6 +1,8 @@
 package graph_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -260,4 +262,88 @@ func TestInviteLinks(t *testing.T) {
 	inv := newInvite(t, alice, group, map[string]any{"expiresIn": 3600, "maxUses": 5})
 	require.Equal(t, "https://t.me/FractiBot/split?startapp="+*inv.Secret, *inv.Link)
 	require.Equal(t, 5, *inv.MaxUses)
+}
+
+// Creating and revoking an invite reach subscribers live and clients catching
+// up with changes(since:), each an event whose subject is the invite as it is
+// now (revoked, with revokedAt), never its secret.
+func TestInviteEventsAreDeliveredLive(t *testing.T) {
+	api := apitest.New(t, apitest.Live())
+	ann, ben := api.User("1001", "Ann"), api.User("1002", "Ben")
+	g := ann.CreateGroup("Trip")
+	ben.Join(g)
+	var head struct{ Group struct{ SyncToken string } }
+	ben.Must(&head, `query($g: ID!) { group(id: $g) { syncToken } }`, "g", g)
+
+	const sub = `subscription($g: ID!) { groupEvents(groupId: $g) { type actor { userId }
+		changes { field before after } subject { __typename ... on Invite { id secret link revokedAt } } } }`
+	type event struct {
+		Type    string
+		Actor   struct{ UserID string }
+		Changes []struct {
+			Field         string
+			Before, After *string
+		}
+		Subject struct {
+			Typename     string `json:"__typename"`
+			ID           string
+			Secret, Link *string
+			RevokedAt    *string
+		}
+	}
+	c := dial(t, api, ben)
+	require.NoError(t, c.Subscribe(context.Background(), "1", sub, map[string]any{"g": g}))
+	waitSubscribed(t, api, 1)
+	// await skips what Ben's join wrote, which may arrive after he subscribed.
+	await := func(typ, inviteID string) event {
+		t.Helper()
+		for {
+			m := next(t, c, "1")
+			require.Equal(t, "next", m.Type, "payload: %s", m.Payload)
+			var payload struct{ Data struct{ GroupEvents event } }
+			require.NoError(t, json.Unmarshal(m.Payload, &payload))
+			if ev := payload.Data.GroupEvents; ev.Type == typ && ev.Subject.ID == inviteID {
+				return ev
+			}
+		}
+	}
+
+	inv := newInvite(t, ann, g, map[string]any{"maxUses": 2})
+	created := await("INVITE_CREATED", inv.ID)
+	require.Equal(t, "1001", created.Actor.UserID)
+	require.Equal(t, "Invite", created.Subject.Typename)
+	require.Nil(t, created.Subject.Secret, "an event never shows the secret")
+	require.Nil(t, created.Subject.Link)
+	require.Nil(t, created.Subject.RevokedAt)
+	require.Len(t, created.Changes, 2)
+	require.Equal(t, "expiresAt", created.Changes[0].Field)
+	require.Equal(t, "maxUses", created.Changes[1].Field)
+	require.Equal(t, "2", *created.Changes[1].After)
+
+	ben.Must(nil, `mutation($id: ID!) { revokeInvite(id: $id) }`, "id", inv.ID)
+	revoked := await("INVITE_REVOKED", inv.ID)
+	require.Equal(t, "1002", revoked.Actor.UserID)
+	require.NotNil(t, revoked.Subject.RevokedAt, "the subject as it is now: revoked")
+	require.Nil(t, revoked.Subject.Secret)
+	require.Equal(t, "revokedAt", revoked.Changes[0].Field)
+
+	// A client that was away gets both from changes(since:).
+	var out struct {
+		Group struct {
+			Changes struct{ Events []event }
+		}
+	}
+	ann.Must(&out, `query($g: ID!, $s: String) { group(id: $g) { changes(since: $s) { events { type actor { userId }
+		changes { field before after } subject { __typename ... on Invite { id secret link revokedAt } } } } } }`, "g", g, "s", head.Group.SyncToken)
+	require.Len(t, out.Group.Changes.Events, 2)
+	require.Equal(t, "INVITE_CREATED", out.Group.Changes.Events[0].Type)
+	require.Equal(t, "INVITE_REVOKED", out.Group.Changes.Events[1].Type)
+	for _, ev := range out.Group.Changes.Events {
+		require.Equal(t, inv.ID, ev.Subject.ID)
+		require.Nil(t, ev.Subject.Secret)
+		require.NotNil(t, ev.Subject.RevokedAt)
+	}
+	broken, err := api.Store.VerifyChain(t.Context(), g)
+	require.NoError(t, err)
+	require.Empty(t, broken, "the invite events are links of the chain")
 }

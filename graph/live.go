@@ -8,10 +8,6 @@ import (
 	"github.com/fracti/api/store"
 )
 
-// CodeUnavailable is the code of a subscription refused because this
-// instance cannot read live updates (the table's stream) right now.
-const CodeUnavailable = "UNAVAILABLE"
-
 // subscribe opens a subscription for the viewer and ends it when the
 // subscriber goes away.
 func (r *Resolver) subscribe(ctx context.Context, open func(*live.Hub, string) (*live.Subscription, error)) (<-chan *store.Event, error) {
@@ -25,7 +21,8 @@ func (r *Resolver) subscribe(ctx context.Context, open func(*live.Hub, string) (
 	case errors.Is(err, live.ErrTooManySubscriptions):
 		return nil, codedError(CodeRateLimited, err.Error()+": complete one before starting another")
 	case errors.Is(err, live.ErrUnavailable):
-		return nil, codedError(CodeUnavailable, err.Error())
+		// This instance is not reading the table's stream right now.
+		return nil, unavailable(err.Error(), unreachableRetryAfter)
 	case err != nil:
 		return nil, err
 	}

@@ -14,10 +14,7 @@ import (
 
 // ClaimedBy is the resolver for the claimedBy field.
 func (r *memberResolver) ClaimedBy(ctx context.Context, obj *store.Member) (*store.Member, error) {
-	if obj.ClaimedBy == "" {
-		return nil, nil
-	}
-	return member(ctx, obj.GroupID, obj.ClaimedBy)
+	return optionalMember(ctx, obj.GroupID, obj.ClaimedBy)
 }
 
 // AddPlaceholderMember is the resolver for the addPlaceholderMember field.

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/model"
@@ -57,14 +58,8 @@ func (r *mutationResolver) CreateSettlement(ctx context.Context, input model.Cre
 	if input.Status != nil {
 		status = *input.Status
 	}
-	switch status {
-	case store.SettlementPending:
-	case store.SettlementFailed:
+	if status == store.SettlementFailed {
 		return nil, badInput("input.status", "a new settlement is PENDING, SENT or COMPLETED")
-	default:
-		if err := mayMove(g, from, to, me, store.SettlementPending, status); err != nil {
-			return nil, err
-		}
 	}
 	members, err := loaders.Members(ctx, g.ID, []string{from, to})
 	if err != nil {
@@ -73,6 +68,11 @@ func (r *mutationResolver) CreateSettlement(ctx context.Context, input model.Cre
 	for i, p := range []struct{ field, id string }{{"input.fromUserId", from}, {"input.toUserId", to}} {
 		if !members[i].Available() || !memberUserIDPattern.MatchString(p.id) {
 			return nil, badInput(p.field, "user %s is not a member of this group", p.id)
+		}
+	}
+	if status != store.SettlementPending {
+		if err := mayMove(g, from, members[1], me, store.SettlementPending, status); err != nil {
+			return nil, err
 		}
 	}
 	st := store.Settlement{
@@ -100,11 +100,20 @@ func (r *mutationResolver) UpdateSettlement(ctx context.Context, id string, inpu
 		return nil, orNotFound(err, "settlement")
 	}
 	me := viewerID(ctx)
-	if me != st.FromUserID && me != st.ToUserID {
-		return nil, forbidden("only the two members of a settlement can change it")
-	}
 	if input.Status == nil && input.TxHash == nil {
 		return nil, badInput("input", "give a status or a txHash to change")
+	}
+	g, to, err := loaders.GroupAndMember(ctx, st.GroupID, st.ToUserID)
+	if err == nil && (g == nil || to == nil) {
+		err = &internalError{fmt.Errorf("settlement %s: its group or recipient is missing", st.ID)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if me != st.FromUserID && me != st.ToUserID {
+		if err := mayConfirmFor(to, input); err != nil {
+			return nil, err
+		}
 	}
 	hash, err := txHash("input.txHash", input.TxHash)
 	if err != nil {
@@ -114,15 +123,11 @@ func (r *mutationResolver) UpdateSettlement(ctx context.Context, id string, inpu
 		return nil, conflict("the settlement is " + enumName(st.Status) + ": neither its status nor its txHash can change")
 	}
 	if input.Status != nil {
-		g, err := group(ctx, st.GroupID)
-		if err != nil {
-			return nil, err
-		}
-		if err := mayMove(g, st.FromUserID, st.ToUserID, me, st.Status, *input.Status); err != nil {
+		if err := mayMove(g, st.FromUserID, to, me, st.Status, *input.Status); err != nil {
 			return nil, err
 		}
 	}
-	updated, err := r.Store.UpdateSettlement(ctx, *st, store.SettlementChange{Status: input.Status, TxHash: hash}, viewerID(ctx))
+	updated, err := r.Store.UpdateSettlement(ctx, *st, store.SettlementChange{Status: input.Status, TxHash: hash}, me)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +158,11 @@ func (r *settlementResolver) To(ctx context.Context, obj *store.Settlement) (*st
 // TxHash is the resolver for the txHash field.
 func (r *settlementResolver) TxHash(ctx context.Context, obj *store.Settlement) (*string, error) {
 	return nullable(obj.TxHash), nil
+}
+
+// ConfirmedBy is the resolver for the confirmedBy field.
+func (r *settlementResolver) ConfirmedBy(ctx context.Context, obj *store.Settlement) (*store.Member, error) {
+	return optionalMember(ctx, obj.GroupID, obj.ConfirmedBy)
 }
 
 // Settlement returns generated.SettlementResolver implementation.

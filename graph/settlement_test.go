@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"maps"
 	"sync"
 	"testing"
 
@@ -226,4 +227,101 @@ func TestSettlementIdempotencyKeyCoversTheStatus(t *testing.T) {
 	bob.Fails("CONFLICT", createSettlement, "in", in)
 	// Keys are the recorder's own: the recipient's same key is another request.
 	alice.Must(nil, createSettlement, "in", map[string]any{"groupId": group, "fromUserId": "222", "amount": "5.00", "idempotencyKey": "pay-1"})
+}
+
+// A payment to a placeholder (someone with no Telegram, who cannot sign in)
+// completes when another member confirms it on the placeholder's behalf, and
+// not when the payer does; the settlement and its event name the confirmer.
+// Once someone has claimed the placeholder, they confirm as usual.
+func TestAnotherMemberConfirmsAPaymentToAPlaceholder(t *testing.T) {
+	api, group, alice, bob, carol := trio(t)
+	mallory := api.User("666", "Mallory")
+	grandma := placeholderOf(t, alice, group, "Grandma")
+	// Grandma paid the 60.00 dinner for Alice and herself: Alice owes her 30.00.
+	alice.Must(nil, `mutation($in: CreateExpenseInput!) { createExpense(input: $in) { id } }`, "in", map[string]any{
+		"groupId": group, "amount": "60.00", "description": "Dinner", "payerId": grandma, "splitType": "EQUAL",
+		"splits": []map[string]any{{"userId": "111"}, {"userId": grandma}}})
+	nets := func() map[string]string {
+		var out balancesResult
+		alice.Must(&out, balancesQuery, "g", group)
+		nonzero := netsOf(out.Group.Balances)
+		maps.DeleteFunc(nonzero, func(_, net string) bool { return net == "0.00" })
+		return nonzero
+	}
+	owing := map[string]string{"USD 111": "-30.00", "USD " + grandma: "30.00"}
+	require.Equal(t, owing, nets())
+
+	// Alice pays her back, and cannot certify it herself: not at creation, not after.
+	res := alice.Fails("FORBIDDEN", createSettlement, "in", map[string]any{"groupId": group, "toUserId": grandma, "amount": "30.00", "status": "COMPLETED"})
+	require.Contains(t, res.Errors[0].Message, "another member of the group confirms it")
+	id := alice.Settle(group, grandma, "30.00")
+	alice.Must(nil, updateSettlement, "id", id, "in", map[string]any{"status": "SENT"})
+	res = alice.Fails("FORBIDDEN", updateSettlement, "id", id, "in", map[string]any{"status": "COMPLETED"})
+	require.Contains(t, res.Errors[0].Message, "you cannot confirm your own payment to Grandma")
+	require.Equal(t, owing, nets(), "nothing moved")
+
+	// Another member may only confirm it: nothing else, and not from outside the group.
+	bob.Fails("FORBIDDEN", updateSettlement, "id", id, "in", map[string]any{"status": "FAILED"})
+	bob.Fails("FORBIDDEN", updateSettlement, "id", id, "in", map[string]any{"status": "COMPLETED", "txHash": "abc123"})
+	bob.Fails("FORBIDDEN", updateSettlement, "id", id, "in", map[string]any{"txHash": "abc123"})
+	mallory.Fails("NOT_FOUND", updateSettlement, "id", id, "in", map[string]any{"status": "COMPLETED"})
+	require.Equal(t, owing, nets())
+
+	// Bob confirms it on Grandma's behalf: the money moves, once.
+	const confirm = `mutation($id: ID!) { updateSettlement(id: $id, input: {status: COMPLETED}) {
+		status completedAt confirmedBy { userId name } } }`
+	var out struct {
+		UpdateSettlement struct {
+			Status      string
+			CompletedAt *string
+			ConfirmedBy *struct{ UserID, Name string }
+		}
+	}
+	bob.Must(&out, confirm, "id", id)
+	require.Equal(t, "COMPLETED", out.UpdateSettlement.Status)
+	require.NotNil(t, out.UpdateSettlement.CompletedAt)
+	require.Equal(t, &struct{ UserID, Name string }{"222", "Bob"}, out.UpdateSettlement.ConfirmedBy)
+	require.Empty(t, nets(), "Alice and Grandma are even")
+	carol.Fails("CONFLICT", confirm, "id", id)
+
+	var events struct {
+		Group struct {
+			Activity struct {
+				Nodes []struct {
+					Type    string
+					Actor   struct{ UserID string }
+					Subject struct{ ID string }
+				}
+			}
+		}
+	}
+	alice.Must(&events, `query($g: ID!) { group(id: $g) { activity(first: 1) { nodes { type actor { userId }
+		subject { ... on Settlement { id } } } } } }`, "g", group)
+	ev := events.Group.Activity.Nodes[0]
+	require.Equal(t, "SETTLEMENT_COMPLETED", ev.Type)
+	require.Equal(t, "222", ev.Actor.UserID, "the event's actor is the member who confirmed")
+	require.Equal(t, id, ev.Subject.ID)
+
+	// Dan joins and claims Grandma: a payment to him is his to confirm.
+	next := alice.Settle(group, grandma, "5.00")
+	dan := api.User("444", "Dan")
+	dan.Join(group)
+	dan.Must(nil, `mutation($g: ID!, $p: ID!) { claimPlaceholder(groupId: $g, placeholderId: $p) { id } }`, "g", group, "p", grandma)
+	res = bob.Fails("FORBIDDEN", confirm, "id", next)
+	require.Contains(t, res.Errors[0].Message, "only the two members")
+	alice.Fails("FORBIDDEN", confirm, "id", next)
+	dan.Must(&out, confirm, "id", next)
+	require.Equal(t, "444", out.UpdateSettlement.ConfirmedBy.UserID)
+
+	// A payment confirmed by its recipient names them; a pending one nobody.
+	var st struct {
+		Settlement struct{ ConfirmedBy *struct{ UserID string } }
+	}
+	pending := bob.Settle(group, "111", "1.00")
+	alice.Must(&st, `query($id: ID!) { settlement(id: $id) { confirmedBy { userId } } }`, "id", pending)
+	require.Nil(t, st.Settlement.ConfirmedBy)
+	alice.Must(nil, confirm, "id", pending)
+	alice.Must(&st, `query($id: ID!) { settlement(id: $id) { confirmedBy { userId } } }`, "id", pending)
+	require.Equal(t, "111", st.Settlement.ConfirmedBy.UserID)
+	checkKept(t, api, group)
 }

@@ -33,6 +33,15 @@ type response struct {
 
 func (c client) do(query string, vars map[string]any) response {
 	c.t.Helper()
+	status, _, out := c.post(query, vars)
+	require.Equal(c.t, http.StatusOK, status)
+	return out
+}
+
+// post sends an operation and returns the HTTP status, the Retry-After
+// header and the decoded body, whatever the status.
+func (c client) post(query string, vars map[string]any) (int, string, response) {
+	c.t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, _ := http.NewRequest(http.MethodPost, c.url+"/graphql", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -42,10 +51,9 @@ func (c client) do(query string, vars map[string]any) response {
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(c.t, err)
 	defer res.Body.Close()
-	require.Equal(c.t, http.StatusOK, res.StatusCode)
 	var out response
 	require.NoError(c.t, json.NewDecoder(res.Body).Decode(&out))
-	return out
+	return res.StatusCode, res.Header.Get("Retry-After"), out
 }
 
 func (c client) must(out any, query string, vars map[string]any) {

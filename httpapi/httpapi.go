@@ -45,6 +45,9 @@ type Config struct {
 	// Playground serves GraphiQL at / (with its assets under
 	// playground.AssetsPath and the icon at /favicon.ico).
 	Playground bool
+	// PlaygroundHeadersFromLink lets a link fill the Playground's Headers
+	// tab (playground.Link): only for a server on a local DynamoDB.
+	PlaygroundHeadersFromLink bool
 	// LoaderWait is the dataloaders' batch window (default loaders.DefaultWait).
 	LoaderWait time.Duration
 	// Limits bound what one GraphQL operation may ask for; zero fields take limits.Defaults.
@@ -182,7 +185,7 @@ func New(cfg Config) http.Handler {
 	mux.Handle("GET /healthz", http.HandlerFunc(alive))
 	mux.Handle("GET /readyz", ready(cfg.Store, cfg.Log))
 	if cfg.Playground {
-		playground.Register(mux, "Fracti API", "/graphql")
+		playground.Register(mux, playground.Options{Title: "Fracti API", Endpoint: "/graphql", HeadersFromLink: cfg.PlaygroundHeadersFromLink})
 	}
 	if cfg.Metrics != nil && !cfg.MetricsElsewhere {
 		mux.Handle("GET /metrics", cfg.Metrics.Handler())

@@ -195,9 +195,14 @@ func TestMetrics(t *testing.T) {
 	t.Run("a call that fails is counted by its code", func(t *testing.T) {
 		before := api.scrape(t)
 		api.throttle.Store(100) // more than any retryer tries
-		ann.Fails("UNAVAILABLE", `mutation { createGroup(input: {title: "Never", currency: "USD"}) { id } }`)
+		res := ann.Fails("UNAVAILABLE", `mutation { createGroup(input: {title: "Never", currency: "USD"}) { id } }`)
 		api.throttle.Store(0)
+		require.Equal(t, http.StatusServiceUnavailable, res.Status)
+		require.Equal(t, "1", res.RetryAfter)
 		after := api.scrape(t)
+		unavailable := scrape.Labels{"code": "UNAVAILABLE"}
+		require.Equal(t, 1.0, after.Sum("fracti_graphql_errors_total", unavailable)-before.Sum("fracti_graphql_errors_total", unavailable))
+		require.Zero(t, after.Sum("fracti_graphql_errors_total", scrape.Labels{"code": "INTERNAL_SERVER_ERROR"}))
 		l := scrape.Labels{"operation": "TransactWriteItems", "code": "ProvisionedThroughputExceededException"}
 		require.Equal(t, 1.0, after.Sum("fracti_dynamodb_call_errors_total", l)-before.Sum("fracti_dynamodb_call_errors_total", l))
 		throttles := after.Sum("fracti_dynamodb_throttles_total", nil) - before.Sum("fracti_dynamodb_throttles_total", nil)

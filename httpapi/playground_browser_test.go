@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/playground"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,9 +53,13 @@ const browserTimeout = 60 * time.Second
 // is killed when the test ends.
 func newBrowser(t *testing.T, path string) *browser {
 	t.Helper()
+	// Not t.TempDir: Chromium's helpers may still be writing to the profile
+	// for a moment after the browser is gone, which fails its cleanup.
+	profile, err := os.MkdirTemp("", "chromium-profile-")
+	require.NoError(t, err)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 900),
 	)
 	if os.Geteuid() == 0 {
@@ -67,6 +72,12 @@ func newBrowser(t *testing.T, path string) *browser {
 		endBrowser() // closes the browser
 		endAlloc()   // kills it if it is still there, and waits for it
 		endSession()
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	b := &browser{t: t, ctx: ctx}
 	chromedp.ListenTarget(ctx, b.record)
@@ -178,6 +189,28 @@ func showsInResult(texts ...string) chromedp.Action {
 	return until(fmt.Sprintf("((t) => %s)(%s)", strings.Join(checks, " && "), resultText))
 }
 
+// welcomeFits checks that the text the query editor opens with fits its
+// width: no line reaches past the editor's right edge, so nobody scrolls
+// sideways to read it.
+func (b *browser) welcomeFits() {
+	b.t.Helper()
+	var fit struct {
+		Lines    int     `json:"lines"`
+		Widest   float64 `json:"widest"`
+		Editor   float64 `json:"editor"`
+		Overflow bool    `json:"overflow"`
+	}
+	b.do("measure the welcome text", chromedp.Evaluate(`(() => {
+		const editor = document.querySelector('.graphiql-query-editor .CodeMirror');
+		const box = editor.querySelector('.CodeMirror-scroll').getBoundingClientRect();
+		const lines = [...editor.querySelectorAll('.CodeMirror-line > span')];
+		const widest = Math.max(...lines.map((l) => l.getBoundingClientRect().right));
+		return {lines: lines.length, widest: widest - box.left, editor: box.width, overflow: widest > box.right};
+	})()`, &fit))
+	require.Greater(b.t, fit.Lines, 10, "the welcome text is in the editor")
+	require.False(b.t, fit.Overflow, "the welcome text is %.0f px wide, its editor %.0f px: it does not fit", fit.Widest, fit.Editor)
+}
+
 const (
 	queryEditor   = `.graphiql-query-editor`
 	headersEditor = `section.graphiql-editor-tool[aria-label="Headers"] .graphiql-editor:not(.hidden)`
@@ -204,6 +237,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if problems, _ := b.recorded(); len(problems) > 0 {
 		b.fatalf("the page reported errors as it loaded")
 	}
+	b.welcomeFits()
 
 	b.do("open the docs and find Query.me",
 		chromedp.Click(`button[aria-label="Show Documentation Explorer"]`, chromedp.NodeVisible),
@@ -244,4 +278,36 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		socket = socket || (u.Scheme == "ws" && u.Path == "/graphql")
 	}
 	require.True(t, socket, "the subscription went over a WebSocket to /graphql: %q", requests)
+}
+
+// TestPlaygroundLinkFillsHeaders opens the link `make run` prints: the
+// Playground starts with the demo user's Authorization header in its
+// Headers tab, and the first query runs with one click. A server that does
+// not allow it (any server but a local one) ignores such a link.
+func TestPlaygroundLinkFillsHeaders(t *testing.T) {
+	chromium := chromiumPath(t)
+	for _, allowed := range []bool{true, false} {
+		t.Run(fmt.Sprintf("allowed=%v", allowed), func(t *testing.T) {
+			opt := apitest.Playground()
+			if allowed {
+				opt = apitest.PlaygroundHeadersFromLink()
+			}
+			api := apitest.New(t, opt)
+			ann := api.User("6002", "Ann Demo")
+			b := newBrowser(t, chromium)
+			link := playground.Link(api.BaseURL(), map[string]string{"Authorization": ann.Header()})
+			b.do("open the link", chromedp.Navigate(link),
+				chromedp.WaitVisible(queryEditor+" .CodeMirror"),
+				until(`document.querySelector('#graphiql .loading') === null`))
+			b.welcomeFits()
+			b.do("run the query the page opens with", chromedp.Click(executeButton, chromedp.NodeVisible))
+			if allowed {
+				b.do("see the demo user's name", showsInResult(`"name": "Ann Demo"`))
+			} else {
+				b.do("see the query refused", showsInResult(`UNAUTHENTICATED`))
+			}
+			problems, _ := b.recorded()
+			require.Empty(t, problems, "the page reported errors")
+		})
+	}
 }

@@ -36,7 +36,9 @@ const maxJSONDepth = 32
 // queries only, answered in application/graphql-response+json or
 // application/json as the Accept header prefers. A malformed request gets a
 // 4xx with a coded error and nothing runs; it is logged at INFO, never with
-// its body.
+// its body. An operation refused for a rate limit is a 429, and one that
+// produced nothing because DynamoDB could not serve it a 503, both with
+// Retry-After.
 type graphqlHTTP struct {
 	log     *slog.Logger
 	metrics *metrics.Metrics // counts the errors made here
@@ -91,6 +93,14 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		t.log.InfoContext(ctx, "operation refused", "code", graph.CodeRateLimited, "retryAfter", retry)
 		writeErrors(ctx, w, http.StatusTooManyRequests, resp.Errors)
+		return
+	}
+	if retry, ok := unavailable(resp); ok {
+		// Nothing came of it, only because DynamoDB could not serve it
+		// right now: a 503 with when to come back, which HTTP clients,
+		// proxies and retry middleware understand.
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		writeErrors(ctx, w, http.StatusServiceUnavailable, resp.Errors)
 		return
 	}
 	if len(resp.Errors) > 0 {
@@ -155,6 +165,44 @@ func rateLimited(resp *graphql.Response) (retryAfter int, ok bool) {
 	}
 	retryAfter, _ = ext["retryAfter"].(int)
 	return retryAfter, true
+}
+
+// unavailable reports whether resp is an operation that produced nothing
+// (its data null, or every root field null) and failed UNAVAILABLE, and in
+// how many seconds to retry: the longest wait its errors ask for. Such a
+// response is answered as a request that could not be served, 503 without
+// data (GraphQL over HTTP answers a response without data with a 4xx or
+// 5xx). A response with data, even in part, stays 200: its UNAVAILABLE
+// errors carry extensions.retryAfter for the fields that failed.
+func unavailable(resp *graphql.Response) (retryAfter int, ok bool) {
+	if resp == nil {
+		return 0, false
+	}
+	for _, e := range resp.Errors {
+		if code, _ := e.Extensions["code"].(string); code == graph.CodeUnavailable {
+			seconds, _ := e.Extensions["retryAfter"].(int)
+			retryAfter, ok = max(retryAfter, seconds, 1), true
+		}
+	}
+	return retryAfter, ok && producedNothing(resp.Data)
+}
+
+// producedNothing reports whether data is absent, null, or an object whose
+// every member is null.
+func producedNothing(data json.RawMessage) bool {
+	if len(data) == 0 || string(data) == "null" {
+		return true
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return false
+	}
+	for _, v := range fields {
+		if string(bytes.TrimSpace(v)) != "null" {
+			return false
+		}
+	}
+	return true
 }
 
 // writeErrors writes a response that has no data: the request never ran.

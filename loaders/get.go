@@ -97,6 +97,11 @@ func Settlement(ctx context.Context, ref store.SettlementRef) (*store.Settlement
 	return from(ctx).settlements.Load(ctx, ref)()
 }
 
+// Invite is the invite a reference names (an activity event's subject).
+func Invite(ctx context.Context, ref store.InviteRef) (*store.Invite, error) {
+	return from(ctx).invites.Load(ctx, ref)()
+}
+
 // Balances are a group's kept balances: from its head when that was
 // started, else its ledger and then its books.
 func Balances(ctx context.Context, groupID string) (*store.GroupBalances, error) {

@@ -1,8 +1,8 @@
 // Package loaders batches and caches, per request, the lookups that GraphQL
 // resolvers make one object at a time: groups, members, expenses,
-// settlements and balances. Fifty expenses asking for their payers cost one
-// BatchGetItem, not fifty GetItems; groups, memberships and ledgers wanted
-// at the same moment share one BatchGetItem.
+// settlements, invites and balances. Fifty expenses asking for their payers
+// cost one BatchGetItem, not fifty GetItems; groups, memberships and ledgers
+// wanted at the same moment share one BatchGetItem.
 //
 // A resolver that knows what its children will ask for starts those reads
 // before they do (prefetch.go): a group's screen reads its head, roster and
@@ -36,6 +36,7 @@ type Loaders struct {
 	books       loader[string, store.GroupBalances]         // after their ledgers
 	expenses    loader[store.ExpenseRef, store.Expense]
 	settlements loader[store.SettlementRef, store.Settlement]
+	invites     loader[store.InviteRef, store.Invite]
 	started     started // the reads prefetch started
 }
 
@@ -49,7 +50,7 @@ type loader[K comparable, V any] struct {
 
 // BatchObserver is told the number of keys of every batch read a loader
 // makes (a dataloader batch or a prefetch), with the loader's name: items,
-// books, expenses or settlements.
+// books, expenses, settlements or invites.
 type BatchObserver func(loader string, keys int)
 
 // Option tunes the loaders New makes.
@@ -75,6 +76,7 @@ func New(s *store.Store, wait time.Duration, opts ...Option) *Loaders {
 		items:       newLoader("items", wait, o.observe, groupItems(s)),          // BatchGetItem
 		expenses:    newLoader("expenses", wait, o.observe, s.GetExpenses),       // BatchGetItem by key, GSI2 by id
 		settlements: newLoader("settlements", wait, o.observe, s.GetSettlements), // like expenses
+		invites:     newLoader("invites", wait, o.observe, s.GetInvites),         // BatchGetItem by key
 	}
 	l.books = newLoader("books", wait, o.observe, l.fetchBooks) // BatchGetItem, once the ledgers are in
 	return l

@@ -12,8 +12,10 @@ import (
 	"embed"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"html/template"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 )
@@ -104,7 +106,7 @@ var page = template.Must(template.New("playground").Parse(`<!DOCTYPE html>
 {{- end}}
 </head>
 <body>
-<div id="graphiql" data-endpoint="{{.Endpoint}}"><div class="loading">Loading…</div></div>
+<div id="graphiql" data-endpoint="{{.Endpoint}}"{{if .HeadersFromLink}} data-headers-from-link="true"{{end}}><div class="loading">Loading…</div></div>
 {{- range .Scripts}}
 <script src="{{.URL}}" integrity="{{.Integrity}}"></script>
 {{- end}}
@@ -120,18 +122,31 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 	"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; " +
 	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'"
 
+// Options shape the Playground's page.
+type Options struct {
+	// Title is the page's title.
+	Title string
+	// Endpoint is the GraphQL endpoint, a path on the same host.
+	Endpoint string
+	// HeadersFromLink lets a link fill the Headers tab (see Link): for a
+	// server on a local DynamoDB, whose demo link carries the demo user's
+	// token. Never on a server others use, where a link sent to someone
+	// could make them act as whoever's token it holds.
+	HeadersFromLink bool
+}
+
 // Register adds the Playground's routes to mux: the page at GET /, its
 // assets under AssetsPath and the icon at /favicon.ico. The page's GraphiQL
-// sends operations to endpoint, a path on the same host, over HTTP, and
-// subscriptions there over a WebSocket.
-func Register(mux *http.ServeMux, title, endpoint string) {
+// sends operations to opts.Endpoint over HTTP, and subscriptions there over
+// a WebSocket.
+func Register(mux *http.ServeMux, opts Options) {
 	all, styles, scripts, icon := load()
 	var html bytes.Buffer
 	err := page.Execute(&html, struct {
-		Title, Endpoint string
+		Options
 		Icon            *asset
 		Styles, Scripts []*asset
-	}{title, endpoint, icon, styles, scripts})
+	}{opts, icon, styles, scripts})
 	if err != nil {
 		panic("playground: " + err.Error())
 	}
@@ -164,4 +179,16 @@ func (a *asset) serve(w http.ResponseWriter, cacheControl string) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", cacheControl)
 	_, _ = w.Write(a.body)
+}
+
+// Link is the address of the Playground served at base (such as
+// "http://localhost:8080") that opens with headers in its Headers tab, on a
+// server that allows it (Options.HeadersFromLink). They travel in the
+// fragment, which a browser never sends to any server.
+func Link(base string, headers map[string]string) string {
+	b, err := json.MarshalIndent(headers, "", "  ")
+	if err != nil {
+		panic("playground: " + err.Error()) // a map of strings always encodes
+	}
+	return strings.TrimSuffix(base, "/") + "/#" + url.Values{"headers": {string(b)}}.Encode()
 }

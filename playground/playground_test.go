@@ -4,10 +4,12 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,8 +21,30 @@ import (
 
 func serve(t *testing.T) *http.ServeMux {
 	mux := http.NewServeMux()
-	Register(mux, "Fracti API", "/graphql")
+	Register(mux, Options{Title: "Fracti API", Endpoint: "/graphql"})
 	return mux
+}
+
+// TestLink: the headers travel in the fragment as JSON the page parses, and
+// the page reads a link's headers only where its server allows it.
+func TestLink(t *testing.T) {
+	link := Link("http://localhost:8080/", map[string]string{"Authorization": "Bearer frt_abc+/="})
+	u, err := url.Parse(link)
+	require.NoError(t, err)
+	require.Equal(t, "http://localhost:8080/", u.Scheme+"://"+u.Host+u.Path, "the page itself, with nothing for the server to see")
+	require.Empty(t, u.RawQuery)
+	frag, err := url.ParseQuery(u.EscapedFragment()) // as the page reads location.hash
+	require.NoError(t, err)
+	var headers map[string]string
+	require.NoError(t, json.Unmarshal([]byte(frag.Get("headers")), &headers))
+	require.Equal(t, map[string]string{"Authorization": "Bearer frt_abc+/="}, headers)
+
+	_, page := get(t, serve(t), "/")
+	require.NotContains(t, string(page), "data-headers-from-link")
+	mux := http.NewServeMux()
+	Register(mux, Options{Title: "Fracti API", Endpoint: "/graphql", HeadersFromLink: true})
+	_, page = get(t, mux, "/")
+	require.Contains(t, string(page), `data-headers-from-link="true"`)
 }
 
 func get(t *testing.T, h http.Handler, path string) (*http.Response, []byte) {

@@ -5,6 +5,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
+scripts/prerequisites.sh java node curl
 port="${DYNAMODB_LOCAL_PORT:-8000}"
 scripts/dynamodb-local.sh start-persistent "$port" "$ROOT/.local/dynamodb-data"
 export DYNAMODB_ENDPOINT="${DYNAMODB_ENDPOINT:-http://127.0.0.1:$port}"

@@ -7,6 +7,9 @@ cd "$ROOT"
 mkdir -p .local
 pidfile="$ROOT/.local/test-dynamodb-$$.pid"
 trap 'scripts/dynamodb-local.sh stop "$pidfile"' EXIT
+# Java (DynamoDB Local), Node.js (the client tests), curl, Chromium (the
+# Playground's browser test): installed when missing and possible.
+scripts/prerequisites.sh java node curl chromium
 go vet ./...
 if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-ws ] || [ ! -d e2e/node_modules/graphql-http ] || [ ! -d e2e/node_modules/graphql-sse ]; then
   echo "Installing the JavaScript clients for e2e/ (npm ci) ..." >&2

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -20,14 +21,26 @@ type ClientConfig struct {
 	Endpoint string
 	// Region defaults to us-east-1 for a local endpoint.
 	Region string
+	// AttemptTimeout bounds one try of a call, from sending the request to
+	// reading the whole answer (0 means DefaultAttemptTimeout). A try that
+	// runs out of time (a dead connection, DynamoDB hanging) is retried like
+	// a network failure, within the request's deadline.
+	AttemptTimeout time.Duration
 }
+
+// DefaultAttemptTimeout is how long one try of a DynamoDB call may take by
+// default: DynamoDB answers in milliseconds, so a try this slow is stuck,
+// and the 30 seconds a request may take leave room for two more.
+const DefaultAttemptTimeout = 10 * time.Second
 
 // NewClient builds a DynamoDB client. Credentials and region come from the
 // AWS default chain; a local endpoint gets dummy credentials when none are
 // in the environment (DynamoDB Local accepts any), and skips response checksums,
 // which DynamoDB Local omits on error responses. Every client enforces the
-// call budget a context carries (WithCallBudget), and retries throttled calls
-// within the context's deadline (newRetryer).
+// call budget a context carries (WithCallBudget), gives each try of a call
+// cfg.AttemptTimeout, and retries throttled and failed calls within the
+// context's deadline (newRetryer); what still fails is told by IsThrottled
+// and IsUnavailable.
 func NewClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
 	awsCfg, err := loadAWSConfig(ctx, cfg)
 	if err != nil {
@@ -64,9 +77,12 @@ func NewStreamsClient(ctx context.Context, cfg ClientConfig, optFns ...func(*dyn
 const idleConnsPerHost = 256
 
 // newHTTPClient is the SDK's HTTP client with an idle pool sized for a
-// busy server.
-func newHTTPClient() *awshttp.BuildableClient {
-	return awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+// busy server, and attemptTimeout (DefaultAttemptTimeout if 0) on each try.
+func newHTTPClient(attemptTimeout time.Duration) *awshttp.BuildableClient {
+	if attemptTimeout <= 0 {
+		attemptTimeout = DefaultAttemptTimeout
+	}
+	return awshttp.NewBuildableClient().WithTimeout(attemptTimeout).WithTransportOptions(func(t *http.Transport) {
 		t.MaxIdleConns = idleConnsPerHost
 		t.MaxIdleConnsPerHost = idleConnsPerHost
 	})
@@ -75,7 +91,7 @@ func newHTTPClient() *awshttp.BuildableClient {
 // loadAWSConfig is the AWS default chain, with a region and dummy
 // credentials for a local endpoint.
 func loadAWSConfig(ctx context.Context, cfg ClientConfig) (aws.Config, error) {
-	loadOpts := []func(*config.LoadOptions) error{config.WithHTTPClient(newHTTPClient())}
+	loadOpts := []func(*config.LoadOptions) error{config.WithHTTPClient(newHTTPClient(cfg.AttemptTimeout))}
 	if cfg.Region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(cfg.Region))
 	} else if cfg.Endpoint != "" {

@@ -13,22 +13,15 @@ import (
 // inv.CreatedBy, under the hash of its secret, expiring life from now. A
 // PlaceholderID must name one of the group's unclaimed placeholders. The
 // creator's membership (and the placeholder's) is checked in the same
-// transaction: ErrNotFound when either is missing.
+// transaction as the invite and its INVITE_CREATED event: ErrNotFound when
+// either is missing.
 func (s *Store) CreateInvite(ctx context.Context, inv Invite, life time.Duration, secretHash string) (Invite, error) {
 	inv.ID = s.newID()
 	inv.CreatedAt = s.stamp()
 	inv.ExpiresAt = inv.CreatedAt.Add(life)
-	inv.Uses = 0
-	rec := inviteRecord{
-		itemKey: itemKey{
-			PK: groupPK(inv.GroupID), SK: inviteSK(inv.ID),
-			GSI2PK: inviteGSI2PK(secretHash), GSI2SK: inv.GroupID,
-		},
-		ID: inv.ID, CreatedBy: inv.CreatedBy, CreatedAt: formatTime(inv.CreatedAt),
-		ExpiresAt: formatTime(inv.ExpiresAt), MaxUses: inv.MaxUses, PlaceholderID: inv.PlaceholderID,
-		TTL: inv.ExpiresAt.Add(time.Second - 1).Unix(), FormatVersion: formatCurrent,
-	}
-	put, err := s.putNew(rec, "invite")
+	inv.Uses, inv.RevokedAt = 0, nil
+	inv.sk = inviteSK(formatTime(inv.ExpiresAt), inv.ID)
+	put, err := s.putNew(inv.record(secretHash), "invite")
 	if err != nil {
 		return Invite{}, err
 	}
@@ -36,13 +29,14 @@ func (s *Store) CreateInvite(ctx context.Context, inv Invite, life time.Duration
 	if inv.PlaceholderID != "" {
 		items = append(items, s.memberCheck(inv.GroupID, inv.PlaceholderID, placeholderUnclaimed))
 	}
-	err = s.transactWrite(ctx, items)
+	ev := inviteEvent(EventInviteCreated, &inv, inv.CreatedBy, inv.CreatedAt, InviteChanges(nil, &inv))
+	err = s.writeWithEvent(ctx, &ev, func(*ledgerEdit) ([]types.TransactWriteItem, error) { return items, nil })
 	switch {
-	case condFailedAt(err, 0):
-		return Invite{}, conflictf("an invite with this secret already exists")
 	case condFailedAt(err, 1):
+		return Invite{}, conflictf("an invite with this secret already exists")
+	case condFailedAt(err, 0) || condFailedAt(err, 2):
 		return Invite{}, notFoundf("group %s", inv.GroupID)
-	case condFailedAt(err, 2):
+	case condFailedAt(err, 3):
 		return Invite{}, notFoundf("placeholder %s", inv.PlaceholderID)
 	case err != nil:
 		return Invite{}, fmt.Errorf("create invite: %w", err)

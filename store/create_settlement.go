@@ -21,7 +21,7 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 		st.CreatedBy = st.FromUserID
 	}
 	if st.Status == SettlementCompleted {
-		st.CompletedAt = &st.CreatedAt
+		st.CompletedAt, st.ConfirmedBy = &st.CreatedAt, st.CreatedBy
 	}
 	put, err := s.putNew(st.record(), "settlement")
 	if err != nil {

@@ -1,9 +1,14 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -121,12 +126,56 @@ func oldItemAt(err error, i int) map[string]types.AttributeValue {
 // IsThrottled reports whether err is DynamoDB refusing a call for capacity
 // (ProvisionedThroughputExceededException, ThrottlingException,
 // RequestLimitExceeded and the other codes the SDK retries as throttling),
-// after the retries it was given.
+// after the retries it was given, or a transaction cancelled because an
+// item's throughput was exceeded (which the SDK does not retry).
 func IsThrottled(err error) bool {
+	for _, r := range cancellationReasons(err) {
+		if r == reasonThrottlingError {
+			return true
+		}
+	}
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
 		return false
 	}
 	_, throttled := awsretry.DefaultThrottleErrorCodes[apiErr.ErrorCode()]
 	return throttled
+}
+
+// reasonThrottlingError is the cancellation reason of a transaction item
+// whose table or index was over its capacity.
+const reasonThrottlingError = "ThrottlingError"
+
+// IsUnavailable reports whether err is DynamoDB out of reach, after the
+// retries the SDK gave the call: the network failed (connection refused,
+// reset, or closed before the whole answer came), a try or the request ran
+// out of time waiting for an answer, DynamoDB answered with a server error
+// (HTTP 5xx: InternalServerError, ServiceUnavailable), or the SDK refused to
+// retry because its retry quota, which a run of such failures drains, was
+// used up. Such a failure passes: the caller can try again shortly. A call
+// cancelled because its caller went away (context.Canceled) is not one.
+func IsUnavailable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var (
+		conn   interface{ ConnectionError() bool } // the SDK's failure to send (smithyhttp.RequestSendError)
+		netErr net.Error                           // refused, reset, a timeout, an EOF (as a *url.Error)
+		quota  ratelimit.QuotaExceededError
+		status interface{ HTTPStatusCode() int } // an answer's status (smithyhttp.ResponseError)
+		apiErr smithy.APIError
+	)
+	switch {
+	case errors.As(err, &conn) && conn.ConnectionError(),
+		errors.As(err, &netErr),
+		errors.Is(err, io.ErrUnexpectedEOF), // an answer cut short
+		errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &quota):
+		return true
+	case errors.As(err, &status) && status.HTTPStatusCode() >= http.StatusInternalServerError:
+		return true
+	case errors.As(err, &apiErr) && apiErr.ErrorFault() == smithy.FaultServer:
+		return true
+	}
+	return false
 }

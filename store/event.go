@@ -28,6 +28,8 @@ const (
 	EventSettlementFailed    EventType = "settlement_failed"
 	EventPlaceholderAdded    EventType = "placeholder_added"
 	EventPlaceholderClaimed  EventType = "placeholder_claimed" // the claim begins; the placeholder's MEMBER_LEFT ends it
+	EventInviteCreated       EventType = "invite_created"
+	EventInviteRevoked       EventType = "invite_revoked"
 )
 
 // SubjectKind is the kind of object an event is about.
@@ -39,15 +41,19 @@ const (
 	SubjectMember     SubjectKind = "member"
 	SubjectExpense    SubjectKind = "expense"
 	SubjectSettlement SubjectKind = "settlement"
+	SubjectInvite     SubjectKind = "invite"
 )
 
 // Subject names the object an event is about: a group by its id, a member by
-// user id, an expense or settlement by id and creation time (which locates
-// its item without an index lookup while it exists).
+// user id, an expense, settlement or invite by id and the time in its sort
+// key (which locates its item without an index lookup while it exists).
 type Subject struct {
-	Kind      SubjectKind
-	ID        string
-	CreatedAt time.Time // expenses and settlements
+	Kind SubjectKind
+	ID   string
+	// CreatedAt is that time: an expense's or settlement's creation, an
+	// invite's expiry (zero for an invite keyed by id alone, before expiry
+	// led its key).
+	CreatedAt time.Time
 }
 
 // Change is one field's value before and after a change, as display strings;
@@ -82,6 +88,11 @@ func (ev *Event) ExpenseRef() (ExpenseRef, bool) {
 // SettlementRef locates the settlement the event is about (ok false for other subjects).
 func (ev *Event) SettlementRef() (SettlementRef, bool) {
 	return SettlementRef{ID: ev.Subject.ID, GroupID: ev.GroupID, CreatedAt: ev.Subject.CreatedAt}, ev.Subject.Kind == SubjectSettlement
+}
+
+// InviteRef locates the invite the event is about (ok false for other subjects).
+func (ev *Event) InviteRef() (InviteRef, bool) {
+	return InviteRef{GroupID: ev.GroupID, ID: ev.Subject.ID, KeyTime: ev.Subject.CreatedAt}, ev.Subject.Kind == SubjectInvite
 }
 
 // eventRecord is the GROUP#<groupId> / EVENT#<seq> item. It is written once

@@ -36,8 +36,10 @@ var (
 	tablePrefixCond = prefixKeyCond(attrPK, attrSK)
 	gsi1PrefixCond  = prefixKeyCond(attrGSI1PK, attrGSI1SK)
 	gsi3PrefixCond  = prefixKeyCond(attrGSI3PK, attrGSI3SK)
-	// groupHeadCond reads one partition's sort keys from :from to :to.
-	groupHeadCond = attrPK + " = :pk AND " + attrSK + " BETWEEN :from AND :to"
+	// tableRangeCond reads one partition's sort keys from :from to :to.
+	tableRangeCond = attrPK + " = :pk AND " + attrSK + " BETWEEN :from AND :to"
+	// groupHeadCond reads a group's ledger, books and METADATA (groupHeadRange).
+	groupHeadCond = tableRangeCond
 	// gsi2IDCond finds an expense or settlement by id (:pk).
 	gsi2IDCond = attrGSI2PK + " = :pk"
 )

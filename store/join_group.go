@@ -29,10 +29,9 @@ const attrJoinByID = "joinByIdAllowed"
 // FieldJoinByIDAllowed is the group field its events record.
 const FieldJoinByIDAllowed = "joinByIdAllowed"
 
-// inviteUsable: the invite exists (not revoked or purged), has not expired
-// and has a use left.
-var inviteUsable = condItemExists + " AND " + attrInviteExpires + " > :now AND (" +
-	attrNotExists(attrMaxUses) + " OR " + attrUses + " < " + attrMaxUses + ")"
+// inviteUsable: the invite exists (not purged), is not revoked, has not
+// expired and has a use left.
+var inviteUsable = condItemExists + " AND " + inviteLive
 
 // ErrInviteInvalid is what joining with an invite that is unknown, expired,
 // revoked or used up returns, alike: it says nothing of the group. It is an
@@ -133,7 +132,7 @@ func (s *Store) join(ctx context.Context, groupID string, nm NewMember, groupCon
 	var changes []Change
 	if inv != nil {
 		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName: &s.table, Key: tableKey(pk, inviteSK(inv.ID)),
+			TableName: &s.table, Key: tableKey(pk, inv.key()),
 			UpdateExpression:    aws.String("ADD " + attrUses + " :one"),
 			ConditionExpression: aws.String(inviteUsable),
 			ExpressionAttributeValues: map[string]types.AttributeValue{

@@ -23,7 +23,8 @@ import (
 //	deleted expense      GROUP#<groupId>     DELETED#<createdAt>#<expenseId>                                   EXPENSE#<expenseId> / <groupId>  (expires: ttl)
 //	expense revision     GROUP#<groupId>     REV#<expenseId>#<version>
 //	activity event       GROUP#<groupId>     EVENT#<seq>
-//	invite               GROUP#<groupId>     INVITE#<inviteId>                                                 INVITE#<sha256> / <groupId>      (expires: ttl)
+//	invite               GROUP#<groupId>     INVITE!<expiresAt>#<inviteId>                                     INVITE#<sha256> / <groupId>      (expires: ttl)
+//	invite (before)      GROUP#<groupId>     INVITE#<inviteId>                                                 INVITE#<sha256> / <groupId>      (expires: ttl)
 //	migration progress   MIGRATION#<name>    SEGMENT#<segment>/<segments>
 //	user profile         USER#<userId>       PROFILE
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>  (expires: ttl, when it has expiresAt)
@@ -43,7 +44,14 @@ import (
 // backwards.
 //
 // An invite is found by the SHA-256 hash of its secret through GSI2 (the
-// secret itself is never stored) and listed by key in its group's partition.
+// secret itself is never stored) and listed by key in its group's partition:
+// its sort key leads with its expiry, so that one Query from
+// INVITE!<now> up to INVITE$ (liveInviteRange) starts past every expired
+// invite TTL has not purged yet, however many there are. Invites were keyed
+// INVITE#<inviteId> before; '!' sorts just before '#', so that range holds
+// the old ones too (all of them, expired or not, until TTL purges them
+// within their 30 days' life) and nothing else, and reads decode both. A
+// revoked invite stays, marked revokedAt, until TTL purges it.
 //
 // A former member's membership stays (with leftAt, without GSI1 keys) so
 // that the expenses and settlements they took part in still name them.
@@ -96,6 +104,7 @@ const (
 	prefixEvent     = "EVENT#"
 	prefixMigration = "MIGRATION#"
 	prefixInvite    = "INVITE#"
+	prefixInviteExp = "INVITE!"
 	prefixUsage     = "USAGE#"
 )
 
@@ -200,8 +209,23 @@ func tokenHashFromPK(pk string) string { return strings.TrimPrefix(pk, prefixTok
 
 func tokenGSI1SK(createdAt, hash string) string { return prefixToken + createdAt + "#" + hash }
 
-// inviteSK with no id is the prefix of all the group's invites.
-func inviteSK(inviteID string) string { return prefixInvite + inviteID }
+// inviteSK is where an invite expiring at expiresAt (formatTime) is kept.
+func inviteSK(expiresAt, inviteID string) string {
+	return prefixInviteExp + expiresAt + "#" + inviteID
+}
+
+// oldInviteSK is where an invite was kept before expiry led its key.
+func oldInviteSK(inviteID string) string { return prefixInvite + inviteID }
+
+// isOldInviteSK reports whether an invite's sort key is of the old shape.
+func isOldInviteSK(sk string) bool { return strings.HasPrefix(sk, prefixInvite) }
+
+// liveInviteRange is the sort-key range, BETWEEN its two values, of the
+// group's invites that expire after now (formatTime), and of every invite
+// keyed the old way, INVITE#<inviteId>.
+func liveInviteRange(now string) (from, to string) {
+	return prefixInviteExp + now, "INVITE$"
+}
 
 // inviteGSI2PK is where an invite is looked up by the hash of its secret.
 func inviteGSI2PK(hash string) string { return prefixInvite + hash }

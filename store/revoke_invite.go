@@ -5,22 +5,48 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// RevokeInvite deletes one of the group's invites, so that its secret admits
-// nobody from now on (the join's transaction requires the item). ErrNotFound
-// when there is no such invite.
-func (s *Store) RevokeInvite(ctx context.Context, groupID, inviteID string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.table, Key: tableKey(groupPK(groupID), inviteSK(inviteID)),
-		ConditionExpression: aws.String(condItemExists),
-	})
-	if IsCondCheckFailed(err) {
-		return notFoundf("invite")
-	}
+// inviteUnrevoked: the invite is still there and nobody has revoked it.
+var inviteUnrevoked = condItemExists + " AND " + attrNotExists(attrRevokedAt)
+
+// RevokeInvite revokes one of the group's unexpired invites, on behalf of
+// the current member actor, so that its secret admits nobody from now on
+// (the join's transaction requires an unrevoked invite). The invite stays,
+// marked revokedAt, until TTL purges it after its expiry, so that its
+// INVITE_REVOKED event, written in the same transaction, still shows it.
+// ErrNotFound when there is no such invite, or it has expired or been
+// revoked already.
+func (s *Store) RevokeInvite(ctx context.Context, groupID, inviteID, actor string) (Invite, error) {
+	inv, err := s.findInvite(ctx, groupID, inviteID)
 	if err != nil {
-		return fmt.Errorf("revoke invite: %w", err)
+		return Invite{}, err
 	}
-	return nil
+	if inv == nil || inv.RevokedAt != nil {
+		return Invite{}, notFoundf("invite")
+	}
+	revoked := *inv
+	now := s.stamp()
+	revoked.RevokedAt = &now
+	items := []types.TransactWriteItem{
+		{Update: &types.Update{
+			TableName: &s.table, Key: tableKey(groupPK(groupID), inv.key()),
+			UpdateExpression:          aws.String("SET " + attrRevokedAt + " = :now"),
+			ConditionExpression:       aws.String(inviteUnrevoked),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":now": str(formatTime(now))},
+		}},
+		s.memberCheck(groupID, actor, memberCurrent),
+	}
+	ev := inviteEvent(EventInviteRevoked, &revoked, actor, now, InviteChanges(inv, &revoked))
+	err = s.writeWithEvent(ctx, &ev, func(*ledgerEdit) ([]types.TransactWriteItem, error) { return items, nil })
+	switch {
+	case condFailedAt(err, 1):
+		return Invite{}, notFoundf("invite")
+	case condFailedAt(err, 0) || condFailedAt(err, 2):
+		return Invite{}, notFoundf("group %s", groupID)
+	case err != nil:
+		return Invite{}, fmt.Errorf("revoke invite: %w", err)
+	}
+	return revoked, nil
 }

@@ -43,6 +43,11 @@ type Settlement struct {
 	// CreatedBy is who recorded it: its payer, or its recipient recording a
 	// payment received. Empty on settlements recorded before it was kept.
 	CreatedBy string
+	// ConfirmedBy is who completed it: its recipient, its payer where the
+	// group allows that, or another member confirming a payment to a
+	// placeholder on the placeholder's behalf. Empty until it completes, and
+	// on settlements completed before it was kept.
+	ConfirmedBy string
 }
 
 // Currency is the currency of the settlement's amount.
@@ -53,6 +58,7 @@ const (
 	attrStatus      = "status"
 	attrTxHash      = "txHash"
 	attrCompletedAt = "completedAt"
+	attrConfirmedBy = "confirmedBy"
 )
 
 // settlementRecord is the GROUP#<groupId> / SETTLE#<createdAt>#<id> item.
@@ -71,6 +77,7 @@ type settlementRecord struct {
 	CreatedAt    string                `dynamodbav:"createdAt"`
 	CompletedAt  string                `dynamodbav:"completedAt,omitempty"`
 	CreatedBy    string                `dynamodbav:"createdBy,omitempty"`
+	ConfirmedBy  string                `dynamodbav:"confirmedBy,omitempty"`
 	// FormatVersion is absent on settlements written before it (format 1).
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 }
@@ -88,7 +95,7 @@ func (st *Settlement) record() settlementRecord {
 		ToUserID: st.ToUserID, ToUserName: st.ToUserName,
 		Amount: amountNumber(st.Amount), Currency: st.Amount.Currency().Code(),
 		TxHash: st.TxHash, Status: string(st.Status), CreatedAt: ts, CreatedBy: st.CreatedBy,
-		FormatVersion: formatCurrent,
+		ConfirmedBy: st.ConfirmedBy, FormatVersion: formatCurrent,
 	}
 	if st.CompletedAt != nil {
 		r.CompletedAt = formatTime(*st.CompletedAt)
@@ -110,7 +117,7 @@ func (r *settlementRecord) settlement() (Settlement, error) {
 		FromUserID: r.FromUserID, FromUserName: r.FromUserName,
 		ToUserID: r.ToUserID, ToUserName: r.ToUserName,
 		Amount: amount, TxHash: r.TxHash, Status: SettlementStatus(r.Status), CreatedAt: created,
-		CreatedBy: r.CreatedBy,
+		CreatedBy: r.CreatedBy, ConfirmedBy: r.ConfirmedBy,
 	}
 	if r.CompletedAt != "" {
 		t, err := parseTime(r.CompletedAt)

@@ -129,3 +129,69 @@ func TestListSettlements(t *testing.T) {
 	}) // access pattern 12
 	require.Equal(t, []store.Settlement{b}, mine)
 }
+
+// A placeholder cannot sign in, so another member confirms a payment to it on
+// its behalf, and is recorded as having done so. The write itself checks
+// that the placeholder is still unclaimed and still the recipient: a
+// confirmation read before a claim began, or before the claim moved the
+// settlement to the real user, does not go through, and the claimer confirms.
+func TestConfirmingForAPlaceholderLosesToAClaim(t *testing.T) {
+	f := newFixture(t)
+	g := f.group("1", "2", "3")
+	ph, err := f.AddPlaceholder(ctx, g.ID, "Grandma", "1")
+	require.NoError(t, err)
+	f.expense(g, ph.UserID, "60.00", "1", ph.UserID) // 1 owes Grandma 30
+	completed := store.SettlementCompleted
+
+	paid := f.settle(g, "1", ph.UserID, "20.00", store.SettlementSent)
+	done, err := f.UpdateSettlement(ctx, paid, store.SettlementChange{Status: &completed}, "2")
+	require.NoError(t, err)
+	require.Equal(t, "2", done.ConfirmedBy)
+	got, err := f.getSettlement(paid.ID)
+	require.NoError(t, err)
+	require.Equal(t, done, got, "the settlement records who confirmed it")
+	require.Equal(t, map[string]string{"1": "-10.00", ph.UserID: "10.00"}, f.nets(g.ID))
+	events, err := f.ListEvents(ctx, g.ID, store.PageArgs{First: 1})
+	require.NoError(t, err)
+	require.Equal(t, store.EventSettlementCompleted, events.Items[0].Type)
+	require.Equal(t, "2", events.Items[0].ActorID, "the event names the confirmer")
+
+	// The store takes nothing else from a third member.
+	rest := f.settle(g, "1", ph.UserID, "10.00", store.SettlementSent)
+	failed := store.SettlementFailed
+	_, err = f.UpdateSettlement(ctx, rest, store.SettlementChange{Status: &failed}, "2")
+	require.Error(t, err)
+
+	// 3 begins to claim Grandma, and the claim stops at an expense naming
+	// both: the settlement still names the placeholder, but the claimer is
+	// the one to confirm it now.
+	both := f.expense(g, "1", "4.00", "3", ph.UserID)
+	claimer, err := f.getMember(g.ID, "3")
+	require.NoError(t, err)
+	_, err = f.ClaimPlaceholder(ctx, g.ID, ph.UserID, claimer)
+	require.ErrorIs(t, err, store.ErrConflict)
+	_, err = f.UpdateSettlement(ctx, rest, store.SettlementChange{Status: &completed}, "2")
+	require.ErrorIs(t, err, store.ErrConflict)
+	got, err = f.getSettlement(rest.ID)
+	require.NoError(t, err)
+	require.Equal(t, store.SettlementSent, got.Status)
+	require.Equal(t, ph.UserID, got.ToUserID)
+
+	// Once the claim has moved it, the stale read still fails (the recipient
+	// is the real user now), and the real user confirms as usual.
+	_, err = f.UpdateExpense(ctx, both, equalExpense(g, "1", "4.00", "1", "3"), g.Title, "1")
+	require.NoError(t, err)
+	_, err = f.ClaimPlaceholder(ctx, g.ID, ph.UserID, claimer)
+	require.NoError(t, err)
+	_, err = f.UpdateSettlement(ctx, rest, store.SettlementChange{Status: &completed}, "2")
+	require.ErrorIs(t, err, store.ErrConflict)
+	moved, err := f.getSettlement(rest.ID)
+	require.NoError(t, err)
+	require.Equal(t, "3", moved.ToUserID)
+	require.Equal(t, store.SettlementSent, moved.Status)
+	done, err = f.UpdateSettlement(ctx, moved, store.SettlementChange{Status: &completed}, "3")
+	require.NoError(t, err)
+	require.Equal(t, "3", done.ConfirmedBy)
+	require.Equal(t, map[string]string{"1": "2.00", "3": "-2.00"}, f.nets(g.ID), "all but the edited dinner is settled")
+	f.noDrift(g.ID)
+}

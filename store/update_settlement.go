@@ -39,10 +39,21 @@ var settlementUnchanged = condItemExists + " AND #status = :current"
 // balances of both members in the same transaction, so money moves exactly
 // once; it fails with ErrConflict if either has left the group.
 //
-// actor is the member making the change, whom the group's activity event names.
+// actor is the member making the change, whom the group's activity event
+// names, and who becomes the settlement's ConfirmedBy when it completes. An
+// actor who is neither of the two may only complete a settlement to a
+// placeholder, on its behalf (a placeholder cannot sign in): the same
+// transaction then requires that the settlement is still to the placeholder,
+// that nobody has begun to claim it, and that the actor is a current member,
+// so that a claim racing the confirmation leaves it to the claimer.
 func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change SettlementChange, actor string) (Settlement, error) {
+	onBehalf := actor != st.FromUserID && actor != st.ToUserID
+	if onBehalf && (change.Status == nil || *change.Status != SettlementCompleted || change.TxHash != nil || !IsPlaceholderID(st.ToUserID)) {
+		return Settlement{}, fmt.Errorf("update settlement %s: %s is neither of its members, and may only complete a payment to a placeholder", st.ID, actor)
+	}
 	var sets []string
 	values := map[string]types.AttributeValue{":current": str(string(st.Status))}
+	cond := settlementUnchanged
 	updated := st
 	if change.Status != nil {
 		if !CanBecome(st.Status, *change.Status) {
@@ -53,9 +64,9 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 		values[":status"] = str(string(*change.Status))
 		if *change.Status == SettlementCompleted {
 			now := s.stamp()
-			updated.CompletedAt = &now
-			sets = append(sets, attrCompletedAt+" = :completedAt")
-			values[":completedAt"] = str(formatTime(now))
+			updated.CompletedAt, updated.ConfirmedBy = &now, actor
+			sets = append(sets, attrCompletedAt+" = :completedAt", attrConfirmedBy+" = :confirmedBy")
+			values[":completedAt"], values[":confirmedBy"] = str(formatTime(now)), str(actor)
 		}
 	}
 	if change.TxHash != nil {
@@ -69,11 +80,17 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 	if len(sets) == 0 {
 		return st, nil
 	}
+	if onBehalf {
+		// Still to the placeholder: a claim that moved it meanwhile made the
+		// real user its recipient.
+		cond += " AND " + attrToUserID + " = :to"
+		values[":to"] = str(st.ToUserID)
+	}
 	items := []types.TransactWriteItem{{Update: &types.Update{
 		TableName:                 &s.table,
 		Key:                       tableKey(groupPK(st.GroupID), settlementSK(formatTime(st.CreatedAt), st.ID)),
 		UpdateExpression:          aws.String("SET " + strings.Join(sets, ", ")),
-		ConditionExpression:       aws.String(settlementUnchanged),
+		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeNames:  map[string]string{"#status": attrStatus},
 		ExpressionAttributeValues: values,
 	}}}
@@ -81,14 +98,26 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 	if completes {
 		items = append(items, s.balancesUpdate(st.GroupID, st.delta()))
 	}
+	placeholderAt := -1 // the index of the placeholder's check, after the ledger
+	if onBehalf {
+		// Nobody has begun to claim the placeholder: from then on, only the
+		// user who claims it confirms (once the claim has made them the recipient).
+		items = append(items, s.memberCheck(st.GroupID, st.ToUserID, placeholderUnclaimed))
+		placeholderAt = len(items)
+	}
 	ev := settlementEvent(settlementEventType(updated.Status, st.Status), &updated, actor, s.stamp(), SettlementChanges(&st, &updated))
 	err := s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		if completes {
 			l.changeBalances([]string{st.FromUserID, st.ToUserID}, st.Amount.Currency(), s.maxCurrencies)
 		}
+		if onBehalf {
+			l.requireMembers([]string{actor})
+		}
 		return items, nil
 	})
 	switch {
+	case onBehalf && (condFailedAt(err, placeholderAt) || condFailedAt(err, 1)):
+		return Settlement{}, conflictf("the settlement changed meanwhile, or its recipient has joined and claimed the placeholder: only they confirm it now")
 	case condFailedAt(err, 1):
 		return Settlement{}, conflictf("the settlement changed meanwhile; it is no longer %s", st.Status)
 	case condFailedAt(err, 0) && completes:

@@ -557,6 +557,13 @@ func (ec *executionContext) _GroupEventSubject(ctx context.Context, sel ast.Sele
 			return graphql.Null
 		}
 		return ec._Expense(ctx, sel, obj)
+	case model.Invite:
+		return ec._Invite(ctx, sel, &obj)
+	case *model.Invite:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Invite(ctx, sel, obj)
 	default:
 		if typedObj, ok := obj.(graphql.Marshaler); ok {
 			return typedObj
@@ -1136,6 +1143,8 @@ var (
 		"SETTLEMENT_FAILED":    store.EventSettlementFailed,
 		"PLACEHOLDER_ADDED":    store.EventPlaceholderAdded,
 		"PLACEHOLDER_CLAIMED":  store.EventPlaceholderClaimed,
+		"INVITE_CREATED":       store.EventInviteCreated,
+		"INVITE_REVOKED":       store.EventInviteRevoked,
 	}
 	marshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType = map[store.EventType]string{
 		store.EventGroupCreated:        "GROUP_CREATED",
@@ -1153,6 +1162,8 @@ var (
 		store.EventSettlementFailed:    "SETTLEMENT_FAILED",
 		store.EventPlaceholderAdded:    "PLACEHOLDER_ADDED",
 		store.EventPlaceholderClaimed:  "PLACEHOLDER_CLAIMED",
+		store.EventInviteCreated:       "INVITE_CREATED",
+		store.EventInviteRevoked:       "INVITE_REVOKED",
 	}
 )
 

@@ -229,6 +229,29 @@ func (ec *executionContext) fieldContext_Invite_uses(_ context.Context, field gr
 	return graphql.NewScalarFieldContext("Invite", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _Invite_revokedAt(ctx context.Context, field graphql.CollectedField, obj *model.Invite) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Invite_revokedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RevokedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Invite_revokedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Invite", field, false, false, errors.New("field of type DateTime does not have child fields"))
+}
+
 func (ec *executionContext) _Invite_placeholder(ctx context.Context, field graphql.CollectedField, obj *model.Invite) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -317,7 +340,7 @@ func (ec *executionContext) unmarshalInputCreateInviteInput(ctx context.Context,
 
 // region    **************************** object.gotpl ****************************
 
-var inviteImplementors = []string{"Invite"}
+var inviteImplementors = []string{"Invite", "GroupEventSubject"}
 
 func (ec *executionContext) _Invite(ctx context.Context, sel ast.SelectionSet, obj *model.Invite) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, inviteImplementors)
@@ -466,6 +489,11 @@ func (ec *executionContext) _Invite(ctx context.Context, sel ast.SelectionSet, o
 		case "uses":
 			out.Values[i] = ec._Invite_uses(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "revokedAt":
+			out.Values[i] = ec._Invite_revokedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "placeholder":

@@ -211,6 +211,7 @@ type ComplexityRoot struct {
 		Link        func(childComplexity int) int
 		MaxUses     func(childComplexity int) int
 		Placeholder func(childComplexity int) int
+		RevokedAt   func(childComplexity int) int
 		Secret      func(childComplexity int) int
 		Uses        func(childComplexity int) int
 	}
@@ -292,6 +293,7 @@ type ComplexityRoot struct {
 	Settlement struct {
 		Amount      func(childComplexity int) int
 		CompletedAt func(childComplexity int) int
+		ConfirmedBy func(childComplexity int) int
 		CreatedAt   func(childComplexity int) int
 		Currency    func(childComplexity int) int
 		From        func(childComplexity int) int
@@ -1100,6 +1102,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Invite.Placeholder(childComplexity), true
+	case "Invite.revokedAt":
+		if e.ComplexityRoot.Invite.RevokedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Invite.RevokedAt(childComplexity), true
 	case "Invite.secret":
 		if e.ComplexityRoot.Invite.Secret == nil {
 			break
@@ -1544,6 +1552,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Settlement.CompletedAt(childComplexity), true
+	case "Settlement.confirmedBy":
+		if e.ComplexityRoot.Settlement.ConfirmedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.ConfirmedBy(childComplexity), true
 	case "Settlement.createdAt":
 		if e.ComplexityRoot.Settlement.CreatedAt == nil {
 			break
@@ -2562,7 +2576,7 @@ type Group implements Node {
     simplify: Boolean = true
   ): [Debt!]!
 
-  "Everything that happened in the group, newest first: every change to it, its members, expenses and settlements."
+  "Everything that happened in the group, newest first: every change to it, its members, expenses, settlements and invites."
   activity(
     "How many to return: 0 to 100."
     first: Int = 20
@@ -2639,7 +2653,8 @@ type FieldChange {
   The field: for expenses amount, currency, description, category, spentAt,
   payers, splitType or splits; for settlements amount, currency, from, to,
   status or txHash; for groups title, currency or settlementConfirmation; for
-  members wallet.
+  members wallet; for invites expiresAt, maxUses or revokedAt (never the
+  secret).
   """
   field: String!
   """
@@ -2720,10 +2735,14 @@ enum GroupEventType {
   SETTLEMENT_UPDATED), and the placeholder's MEMBER_LEFT ends the claim.
   """
   PLACEHOLDER_CLAIMED
+  "A member created an invite (its changes: expiresAt, and maxUses when it has a limit)."
+  INVITE_CREATED
+  "A member revoked an invite (its change: revokedAt): it admits nobody from now on."
+  INVITE_REVOKED
 }
 
 "What a group event is about."
-union GroupEventSubject = Group | Member | Expense | Settlement
+union GroupEventSubject = Group | Member | Expense | Settlement | Invite
 
 """
 One entry of a group's activity log. Events are numbered from 1 without gaps
@@ -2744,8 +2763,10 @@ type GroupEvent {
   at: DateTime!
   """
   The object it is about, as it is now: a deleted expense is still returned
-  (with ` + "`" + `deletedAt` + "`" + `). Null only for an expense whose restore window has passed
-  and which has been purged.
+  (with ` + "`" + `deletedAt` + "`" + `), a revoked invite too (with ` + "`" + `revokedAt` + "`" + `; an invite's
+  ` + "`" + `secret` + "`" + ` is always null here). Null only for an expense whose restore
+  window has passed and which has been purged, and for an invite purged after
+  it expired (which TTL does within days).
   """
   subject: GroupEventSubject
   "What changed, as for expense revisions; empty for joins, leaves, deletions and restorations."
@@ -2761,12 +2782,13 @@ type GroupEvent {
 """
 A link that lets whoever holds its secret join a group, until it expires, is
 used up or is revoked. Only a hash of the secret is stored: it is shown once,
-in the answer to ` + "`" + `createInvite` + "`" + `.
+in the answer to ` + "`" + `createInvite` + "`" + `. Creating and revoking one are activity
+events (INVITE_CREATED, INVITE_REVOKED), with the invite as their subject.
 """
 type Invite {
   "The invite's id: ` + "`" + `<groupId>:<inviteId>` + "`" + `."
   id: ID!
-  "The secret to pass to ` + "`" + `joinGroup(invite:)` + "`" + `: only in the answer to ` + "`" + `createInvite` + "`" + `, null everywhere else."
+  "The secret to pass to ` + "`" + `joinGroup(invite:)` + "`" + `: only in the answer to ` + "`" + `createInvite` + "`" + `, null everywhere else (activity events included)."
   secret: String
   """
   A ready Telegram link, ` + "`" + `https://t.me/<bot>/<app>?startapp=<secret>` + "`" + `, that
@@ -2785,6 +2807,8 @@ type Invite {
   maxUses: Int
   "How many have joined with it."
   uses: Int!
+  "When a member revoked it; null unless it was revoked (a revoked invite shows only as an activity event's subject)."
+  revokedAt: DateTime
   """
   The placeholder member it was made for: whoever joins with it takes the
   placeholder's place (see ` + "`" + `claimPlaceholder` + "`" + `). Null for an ordinary invite.
@@ -2807,7 +2831,11 @@ input CreateInviteInput {
 }
 
 extend type Group {
-  "The group's live invites (not expired, used up or revoked), newest first. Their secrets are never shown again."
+  """
+  All the group's live invites (not expired, used up or revoked), newest
+  first, however many expired ones are still stored. Their secrets are never
+  shown again.
+  """
   invites: [Invite!]!
   """
   Whether anyone who knows the group's id may join it without an invite
@@ -2822,7 +2850,8 @@ extend type Mutation {
   Create an invite to a group you are a member of. The answer holds its
   secret (and a Telegram link), which is never shown again: share it, and
   whoever has it can join with ` + "`" + `joinGroup(invite:)` + "`" + ` until it expires, is used
-  up or is revoked.
+  up or is revoked. The group's activity records an INVITE_CREATED event
+  (without the secret).
   """
   createInvite(
     "The group's id."
@@ -2831,7 +2860,12 @@ extend type Mutation {
     input: CreateInviteInput
   ): Invite!
 
-  "End one of your groups' invites at once: its secret admits nobody from now on. Returns the invite's id."
+  """
+  End one of your groups' invites at once: its secret admits nobody from now
+  on, and the group's activity records an INVITE_REVOKED event. An invite
+  that has expired or was revoked already is NOT_FOUND. Returns the invite's
+  id.
+  """
   revokeInvite("The invite's id (` + "`" + `Invite.id` + "`" + `)." id: ID!): ID!
 }
 `, BuiltIn: false},
@@ -2974,7 +3008,9 @@ extend type Mutation {
 extend type Member {
   """
   True for a placeholder: someone a member added who has not joined yet.
-  A placeholder pays and owes like anyone until a user claims it.
+  A placeholder pays and owes like anyone until a user claims it; as it
+  cannot sign in, payments to it are confirmed by another member on its
+  behalf (see ` + "`" + `updateSettlement` + "`" + `).
   """
   placeholder: Boolean!
   "The member who took over this placeholder (see ` + "`" + `claimPlaceholder` + "`" + `); null while unclaimed and for everyone else."
@@ -3023,16 +3059,21 @@ extend type Query {
 
 """
 Where a settlement payment stands. Only COMPLETED counts toward balances:
-PENDING → SENT (marked by the payer) → COMPLETED (confirmed by the recipient),
-or FAILED from PENDING or SENT (by either of them). COMPLETED and FAILED are
-final.
+PENDING → SENT (marked by the payer) → COMPLETED (confirmed by the recipient;
+for a payment to a placeholder member, who cannot sign in, by any other
+member but the payer), or FAILED from PENDING or SENT (by either of them).
+COMPLETED and FAILED are final.
 """
 enum SettlementStatus {
   "Recorded, not yet paid."
   PENDING
   "The payer says it is paid; the recipient has not confirmed it yet."
   SENT
-  "Confirmed paid (by the recipient, or by either party where the group allows it): it counts toward balances."
+  """
+  Confirmed paid (by the recipient, by either party where the group allows
+  it, or, for a placeholder recipient, by another member on its behalf): it
+  counts toward balances.
+  """
   COMPLETED
   "The payment did not go through."
   FAILED
@@ -3060,6 +3101,13 @@ type Settlement implements Node {
   createdAt: DateTime!
   "When it became COMPLETED; null until then."
   completedAt: DateTime
+  """
+  The member who marked it COMPLETED: its recipient, its payer where the
+  group allows that, or, for a payment to a placeholder member, the member who
+  confirmed it on the placeholder's behalf. Null until it is COMPLETED, and on
+  settlements completed before this was recorded.
+  """
+  confirmedBy: Member
 }
 
 extend type Mutation {
@@ -3077,6 +3125,15 @@ extend type Mutation {
   or SENT one COMPLETED; either marks it FAILED. COMPLETED and FAILED are
   final: changing a settlement in either, or its txHash, is CONFLICT. Another
   party's move is FORBIDDEN.
+
+  A placeholder member cannot sign in, so a payment to a placeholder nobody
+  has claimed is confirmed on its behalf: any other current member but the
+  payer may mark it COMPLETED (and change nothing else); the payer doing so is
+  FORBIDDEN, unless the group lets payers complete their own payments
+  (settlementConfirmation EITHER_PARTY). The settlement's confirmedBy and the
+  SETTLEMENT_COMPLETED event's actor name who confirmed it. Once a member has
+  claimed the placeholder, only they confirm; a claim racing the
+  confirmation makes it CONFLICT.
   """
   updateSettlement(
     "The settlement's id."
@@ -3112,7 +3169,11 @@ input CreateSettlementInput {
 
 "A change to a settlement; omitted fields stay as they are."
 input UpdateSettlementInput {
-  "The new status: SENT (payer, from PENDING), COMPLETED (recipient, from PENDING or SENT) or FAILED (either, from PENDING or SENT)."
+  """
+  The new status: SENT (payer, from PENDING), COMPLETED (recipient, or another
+  member for a placeholder recipient; from PENDING or SENT) or FAILED (either,
+  from PENDING or SENT).
+  """
   status: SettlementStatus
   "The TON transaction hash; only while the settlement is PENDING or SENT."
   txHash: String
@@ -3637,6 +3698,8 @@ func (ec *executionContext) childFields_Invite(ctx context.Context, field graphq
 		return ec.fieldContext_Invite_maxUses(ctx, field)
 	case "uses":
 		return ec.fieldContext_Invite_uses(ctx, field)
+	case "revokedAt":
+		return ec.fieldContext_Invite_revokedAt(ctx, field)
 	case "placeholder":
 		return ec.fieldContext_Invite_placeholder(ctx, field)
 	}
@@ -3755,6 +3818,8 @@ func (ec *executionContext) childFields_Settlement(ctx context.Context, field gr
 		return ec.fieldContext_Settlement_createdAt(ctx, field)
 	case "completedAt":
 		return ec.fieldContext_Settlement_completedAt(ctx, field)
+	case "confirmedBy":
+		return ec.fieldContext_Settlement_confirmedBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Settlement", field.Name)
 }

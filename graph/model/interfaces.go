@@ -11,5 +11,5 @@ type Node any
 type ActivityItem any
 
 // GroupEventSubject is what a group event is about: *store.Group,
-// *store.Member, *store.Expense or *store.Settlement.
+// *store.Member, *store.Expense, *store.Settlement or *Invite.
 type GroupEventSubject any

@@ -326,7 +326,9 @@ type UpdateGroupInput struct {
 
 // A change to a settlement; omitted fields stay as they are.
 type UpdateSettlementInput struct {
-	// The new status: SENT (payer, from PENDING), COMPLETED (recipient, from PENDING or SENT) or FAILED (either, from PENDING or SENT).
+	// The new status: SENT (payer, from PENDING), COMPLETED (recipient, or another
+	// member for a placeholder recipient; from PENDING or SENT) or FAILED (either,
+	// from PENDING or SENT).
 	Status *store.SettlementStatus `json:"status,omitempty"`
 	// The TON transaction hash; only while the settlement is PENDING or SENT.
 	TxHash *string `json:"txHash,omitempty"`

@@ -4,9 +4,9 @@
 package apitest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/client"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/httpapi"
@@ -83,6 +84,12 @@ func Metrics(m *metrics.Metrics) Option { return func(c *httpapi.Config) { c.Met
 
 // Playground serves the GraphiQL Playground at / (see BaseURL).
 func Playground() Option { return func(c *httpapi.Config) { c.Playground = true } }
+
+// PlaygroundHeadersFromLink serves the Playground as `make run` does: a link
+// (playground.Link) may fill its Headers tab.
+func PlaygroundHeadersFromLink() Option {
+	return func(c *httpapi.Config) { c.Playground, c.PlaygroundHeadersFromLink = true, true }
+}
 
 // LiveLimits sets the limits of live connections.
 func LiveLimits(l httpapi.LiveLimits) Option { return func(c *httpapi.Config) { c.LiveLimits = l } }
@@ -228,6 +235,10 @@ type Error struct {
 type Result struct {
 	Data   json.RawMessage
 	Errors []Error
+	// Status is the HTTP status: 200, or the 4xx or 5xx of a response
+	// without data (429 and 503 with RetryAfter, its Retry-After header).
+	Status     int
+	RetryAfter string
 }
 
 // Code is the first error's extensions.code, or "" if there is none.
@@ -248,23 +259,34 @@ func (r Result) Field() string {
 	return f
 }
 
-// Do runs an operation; vars alternate names and values.
+// Do runs an operation, POSTed as JSON; vars alternate names and values.
 func (u *User) Do(query string, vars ...any) Result {
 	u.api.t.Helper()
-	opts := []client.Option{}
-	if u.header != "" {
-		opts = append(opts, client.AddHeader("Authorization", u.header))
+	body := map[string]any{"query": query}
+	if len(vars) > 0 {
+		variables := map[string]any{}
+		for i := 0; i+1 < len(vars); i += 2 {
+			variables[vars[i].(string)] = vars[i+1]
+		}
+		body["variables"] = variables
 	}
-	for i := 0; i+1 < len(vars); i += 2 {
-		opts = append(opts, client.Var(vars[i].(string), vars[i+1]))
-	}
-	resp, err := u.api.Handler.RawPost(query, opts...)
+	b, err := json.Marshal(body)
 	require.NoError(u.api.t, err)
-	var res Result
-	res.Data, _ = json.Marshal(resp.Data)
-	if resp.Errors != nil {
-		require.NoError(u.api.t, json.Unmarshal(resp.Errors, &res.Errors))
+	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	if u.header != "" {
+		req.Header.Set("Authorization", u.header)
 	}
+	w := httptest.NewRecorder()
+	u.api.handler.ServeHTTP(w, req)
+	var resp struct {
+		Data   any
+		Errors []Error
+	}
+	require.NoError(u.api.t, json.Unmarshal(w.Body.Bytes(), &resp), "HTTP %d: %s", w.Code, w.Body)
+	res := Result{Errors: resp.Errors, Status: w.Code, RetryAfter: w.Header().Get("Retry-After")}
+	res.Data, err = json.Marshal(resp.Data) // keys in order, null when absent
+	require.NoError(u.api.t, err)
 	return res
 }
 

@@ -1,6 +1,8 @@
 // Package dynamotest gives tests a fresh table on the DynamoDB Local engine
-// that `make test` starts (DYNAMODB_ENDPOINT), and SDK middleware to count
-// calls and inject the faults DynamoDB Local cannot produce.
+// that `make test` starts (DYNAMODB_ENDPOINT), SDK middleware to count
+// calls and inject the faults DynamoDB Local cannot produce, and a Network
+// in front of it that stages outages (refused, reset, hanging connections,
+// HTTP 500, a write's answer lost).
 package dynamotest
 
 import (

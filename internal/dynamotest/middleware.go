@@ -26,6 +26,7 @@ type Counter struct {
 	mu       sync.Mutex
 	ops      map[string]int
 	items    int
+	scanned  int // items Queries and Scans looked at, before their filters
 	finished int // the highest wave among finished calls
 }
 
@@ -45,6 +46,7 @@ func (c *Counter) Option() func(*dynamodb.Options) {
 					out, md, err := next.HandleInitialize(ctx, in)
 					c.mu.Lock()
 					c.items += itemsRead(out.Result)
+					c.scanned += itemsScanned(out.Result)
 					c.finished = max(c.finished, wave)
 					c.mu.Unlock()
 					return out, md, err
@@ -82,6 +84,14 @@ func (c *Counter) ItemsRead() int {
 	return c.items
 }
 
+// ItemsScanned is the number of items Queries and Scans looked at since the
+// last Reset, those their filters dropped included: what they read, and pay for.
+func (c *Counter) ItemsScanned() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.scanned
+}
+
 // Waves is the number of sequential waves of calls since the last Reset.
 func (c *Counter) Waves() int {
 	c.mu.Lock()
@@ -92,7 +102,7 @@ func (c *Counter) Waves() int {
 // Reset sets every count back to zero.
 func (c *Counter) Reset() {
 	c.mu.Lock()
-	c.ops, c.items, c.finished = nil, 0, 0
+	c.ops, c.items, c.scanned, c.finished = nil, 0, 0, 0
 	c.mu.Unlock()
 }
 
@@ -113,6 +123,17 @@ func itemsRead(result any) int {
 			n += len(items)
 		}
 		return n
+	}
+	return 0
+}
+
+// itemsScanned is how many items a Query or Scan looked at.
+func itemsScanned(result any) int {
+	switch out := result.(type) {
+	case *dynamodb.QueryOutput:
+		return int(out.ScannedCount)
+	case *dynamodb.ScanOutput:
+		return int(out.ScannedCount)
 	}
 	return 0
 }

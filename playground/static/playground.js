@@ -12,30 +12,54 @@
 
   var fetcher = GraphiQL.createFetcher({ url: endpoint, subscriptionUrl: socket.href });
 
-  var defaultQuery = [
-    '# Welcome to the Fracti API.',
+  // Headers a link brought in its fragment (#headers=<JSON>), where the
+  // server allows it: `make run`'s link holds the demo user's token.
+  var linkedHeaders = null;
+  if (root.getAttribute('data-headers-from-link') === 'true') {
+    var fromLink = new URLSearchParams(location.hash.slice(1)).get('headers');
+    try {
+      var parsed = fromLink && JSON.parse(fromLink);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) linkedHeaders = fromLink;
+    } catch (e) {
+      // Not JSON: the Headers tab starts empty, as without a link.
+    }
+  }
+
+  // Lines of at most 50 characters: the text fits the editor's width
+  // without scrolling sideways.
+  var howToSignIn = linkedHeaders ? [
+    '# Your credentials are in the Headers tab below.',
+    '# Run the query: Ctrl-Enter, or the play button.'
+  ] : [
+    '# Every operation but the schema needs',
+    '# credentials: paste them into the Headers tab',
+    '# below, as JSON:',
     '#',
-    '# Every operation but the schema needs credentials: paste them into the',
-    '# Headers tab below, as JSON:',
+    '#   {"Authorization": "Bearer <token>"}',
     '#',
-    '#   {"Authorization": "Bearer <your access token>"}',
-    '#',
-    '# (`make run` prints one for a demo user; `go run . token create` makes',
-    '# more.) Then run a query with Ctrl-Enter, or the play button:',
+    '# (`make run` prints a link that fills it in for',
+    '# a demo user; `go run . token create` makes',
+    '# tokens.) Then run the query: Ctrl-Enter, or',
+    '# the play button.'
+  ];
+  var defaultQuery = ['# Welcome to the Fracti API.', '#'].concat(howToSignIn, [
     '',
     '{ me { name groups { nodes { id title } } } }',
     '',
-    '# Subscriptions work too: run this one, then add an expense in another',
-    '# tab, and the event shows on the right.',
+    '# Subscriptions work too: run this one, then add',
+    '# an expense in another tab to see its event.',
     '#',
-    '#   subscription { myEvents { type actor { name } subject { __typename } } }',
+    '#   subscription {',
+    '#     myEvents { type actor { name } }',
+    '#   }',
     ''
-  ].join('\n');
+  ]).join('\n');
 
   ReactDOM.createRoot(root).render(
     React.createElement(GraphiQL, {
       fetcher: fetcher,
       defaultQuery: defaultQuery,
+      defaultHeaders: linkedHeaders || undefined,
       isHeadersEditorEnabled: true,
       // Open below the query editor on the Headers tab, where credentials go.
       defaultEditorToolsVisibility: 'headers',
