@@ -57,7 +57,7 @@ func startInstance(t testing.TB, bin, table string, extraEnv ...string) instance
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
-		_, _ = cmd.Process.Wait()
+		_ = cmd.Wait() // and for its output to be copied: the logs are read next
 		if t.Failed() {
 			t.Logf("instance on %d:\n%s", port, logs.String())
 		}

@@ -190,6 +190,8 @@ func loadConfig() (config, error) {
 		{"LIVE_CONNECTIONS_PER_USER", &c.LiveLimits.ConnectionsPerUser, httpapi.DefaultConnectionsPerUser},
 		{"LIVE_SUBSCRIPTIONS_PER_CONNECTION", &c.LiveLimits.SubscriptionsPerConnection, httpapi.DefaultSubscriptionsPerConnection},
 		{"LIVE_MAX_MESSAGE_BYTES", &maxMessage, httpapi.DefaultMaxMessageBytes},
+		// Default: the descriptor limit less a reserve (httpapi.DefaultMaxConnections).
+		{"LIVE_MAX_CONNECTIONS", &c.LiveLimits.MaxConnections, httpapi.DefaultMaxConnections()},
 	} {
 		if *l.into, err = positiveIntEnv(l.name, l.def); err != nil {
 			return c, err
@@ -467,7 +469,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 
 	failed := make(chan error, 2)
 	go func() {
-		log.Info("listening", "addr", srv.Addr, "table", cfg.Table, "playground", cfg.Playground, "metrics", cfg.Metrics)
+		log.Info("listening", "addr", srv.Addr, "table", cfg.Table, "playground", cfg.Playground, "metrics", cfg.Metrics,
+			"live_max_connections", cfg.LiveLimits.MaxConnections)
 		if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
 			failed <- err
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -291,4 +292,22 @@ func captureStdout(t *testing.T, f func()) string {
 	require.NoError(t, w.Close())
 	b, _ := io.ReadAll(r)
 	return string(b)
+}
+
+// LIVE_MAX_CONNECTIONS defaults to what the descriptor limit allows, and
+// takes a positive number.
+func TestConfigLiveMaxConnections(t *testing.T) {
+	t.Setenv("LIVE_MAX_CONNECTIONS", "")
+	c, err := loadConfig()
+	require.NoError(t, err)
+	require.Equal(t, httpapi.DefaultMaxConnections(), c.LiveLimits.MaxConnections)
+	t.Setenv("LIVE_MAX_CONNECTIONS", "5000")
+	c, err = loadConfig()
+	require.NoError(t, err)
+	require.Equal(t, 5000, c.LiveLimits.MaxConnections)
+	for _, bad := range []string{"0", "-1", "many"} {
+		t.Setenv("LIVE_MAX_CONNECTIONS", bad)
+		_, err = loadConfig()
+		require.ErrorContains(t, err, "LIVE_MAX_CONNECTIONS", bad)
+	}
 }

@@ -248,3 +248,25 @@ test('graphql-ws: refused credentials close the socket with 4403, none with 4401
   const garbage = await closeCode({ Authorization: 'Bearer fracti_forged' });
   assert.equal(garbage.code, 4403, `closed with ${garbage.code} ${garbage.reason}`);
 });
+
+test('graphql-ws: a subscription refused as it starts is an error, and the socket goes on', async () => {
+  const group = (await http(tokens.alice, 'mutation { createGroup(input: {title: "Private", currency: "USD"}) { id } }')).createGroup.id;
+  const client = wsClient({ Authorization: `Bearer ${tokens.bob}` }, {}, { retryAttempts: 0 });
+
+  // Bob is not a member: graphql-ws hands the `error` message's errors to error().
+  const refused = deferred();
+  client.subscribe({ query: 'subscription($g: ID!) { groupEvents(groupId: $g) { id } }', variables: { g: group } }, {
+    next: (r) => refused.reject(new Error(`a result instead of an error: ${JSON.stringify(r)}`)),
+    error: (e) => refused.resolve(e),
+    complete: () => refused.reject(new Error('completed instead of an error')),
+  });
+  const errors = await within(refused.promise, 10_000, 'the refusal');
+  assert.ok(Array.isArray(errors), `the errors of the error message, not ${errors}`);
+  assert.equal(errors[0].extensions.code, 'NOT_FOUND');
+
+  // The same socket still answers.
+  const me = deferred();
+  client.subscribe({ query: '{ me { id } }' }, { next: (r) => me.resolve(r), error: (e) => me.reject(e), complete: () => {} });
+  const result = await within(me.promise, 10_000, 'the query after the refusal');
+  assert.equal(result.data.me.id, ids.bob);
+});

@@ -141,10 +141,7 @@ func withLiveLog(log *slog.Logger, next http.Handler) http.Handler {
 		ctx := graph.WithRequestID(context.WithValue(r.Context(), liveRecordKey{}, rec), requestID(w, r))
 		next.ServeHTTP(w, r.WithContext(ctx))
 
-		transport := "sse"
-		if isWebSocket(r) {
-			transport = "websocket"
-		}
+		transport := transportName(r)
 		rec.mu.Lock()
 		user, reason := rec.user, rec.reason
 		rec.mu.Unlock()

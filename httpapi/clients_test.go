@@ -34,6 +34,16 @@ func TestRealClientsLive(t *testing.T) {
 	runNode(t, dir, "live.test.mjs", api.URL(), api.Store)
 }
 
+// TestRealClientsHTTP runs e2e/http.test.mjs: urql's fetchExchange, Apollo
+// Client's HttpLink and the graphql-sse client, each with its own default
+// Accept header, over a query, a mutation and a subscription: JSON for the
+// first two, the stream each client prefers for the third.
+func TestRealClientsHTTP(t *testing.T) {
+	dir := e2eDir(t)
+	api := apitest.New(t, apitest.Live())
+	runNode(t, dir, "http.test.mjs", api.URL(), api.Store)
+}
+
 // TestGraphQLOverHTTPAudit runs e2e/audit.test.mjs: the audit suite of
 // the GraphQL over HTTP spec (graphql-http's serverAudits) against the
 // server, every MUST and SHOULD, where a warning fails too.

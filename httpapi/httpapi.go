@@ -111,8 +111,8 @@ const requestTimeout = 30 * time.Second
 //
 //	/          GraphiQL Playground (when enabled; its assets under
 //	           /playground/assets/, the icon at /favicon.ico)
-//	/graphql   the GraphQL endpoint, with live subscriptions over WebSocket
-//	           and server-sent events
+//	/graphql   the GraphQL endpoint, with live subscriptions over WebSocket,
+//	           server-sent events and multipart HTTP (see negotiate.go)
 //	/healthz   liveness: 200 while the process serves
 //	/readyz    readiness: 200 when the table is reachable, 503 with the
 //	           reason (also logged) when not
@@ -151,10 +151,12 @@ func New(cfg Config) http.Handler {
 			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions,
 			LoaderBatches: hooks.loaderBatches, ErrorCodes: hooks.errorCodes})
 	liveT := newLiveTransports(cfg.LiveDone, cfg.CORSOrigins, authn, cfg.LiveLimits, cfg.Log, cfg.Metrics)
+	plain := graphqlHTTP{log: cfg.Log, metrics: cfg.Metrics}
 	gql.AddTransport(liveT.websocket())
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(liveT.sse())
-	gql.AddTransport(graphqlHTTP{log: cfg.Log, metrics: cfg.Metrics})
+	gql.AddTransport(liveT.multipart(plain))
+	gql.AddTransport(plain)
 	if cfg.Live != nil {
 		cfg.Metrics.CountSubscriptions(cfg.Live.Count)
 	}
@@ -163,12 +165,22 @@ func New(cfg Config) http.Handler {
 		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait, loaders.ObserveBatches(hooks.loaderBatches))(gql)))))
 	liveConns := withLiveLog(cfg.Log, limitBody(cfg.MaxBodyBytes, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql)))))
 	mux := http.NewServeMux()
+	negotiate := negotiator{maxBody: cfg.MaxBodyBytes, limits: cfg.Limits}
 	mux.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isLive(r) {
-			liveConns.ServeHTTP(w, r)
+		s := streamNone
+		if !isWebSocket(r) {
+			if s = negotiate.streamFor(r); s == streamNone {
+				requests.ServeHTTP(w, r)
+				return
+			}
+		}
+		r = r.WithContext(withStream(r.Context(), s))
+		release, ok := liveT.admit(w, r)
+		if !ok {
 			return
 		}
-		requests.ServeHTTP(w, r)
+		defer release()
+		liveConns.ServeHTTP(w, r)
 	}))
 	mux.Handle("GET /healthz", http.HandlerFunc(alive))
 	mux.Handle("GET /readyz", ready(cfg.Store, cfg.Log))

@@ -11,10 +11,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph"
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/metrics"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
 // Live subscriptions: WebSocket (graphql-transport-ws) and server-sent events
@@ -35,6 +38,10 @@ type LiveLimits struct {
 	// MaxMessageBytes bounds a message a client sends over a WebSocket
 	// (default DefaultMaxMessageBytes).
 	MaxMessageBytes int64
+	// MaxConnections bounds the live connections this instance holds at
+	// once, over every transport; past it a new one is refused with 503
+	// (default DefaultMaxConnections()).
+	MaxConnections int
 }
 
 // Live connection defaults.
@@ -44,6 +51,9 @@ const (
 	DefaultPingInterval               = 30 * time.Second
 	DefaultMaxMessageBytes            = 64 << 10
 )
+
+// graphqlTransportWS is the subprotocol of graphql-ws, the library.
+const graphqlTransportWS = "graphql-transport-ws"
 
 // initTimeout is how long a WebSocket may take to send connection_init.
 const initTimeout = 10 * time.Second
@@ -71,6 +81,9 @@ func (c *LiveLimits) defaults() {
 	if c.MaxMessageBytes <= 0 {
 		c.MaxMessageBytes = DefaultMaxMessageBytes
 	}
+	if c.MaxConnections <= 0 {
+		c.MaxConnections = DefaultMaxConnections()
+	}
 }
 
 // liveTransports carries what live connections share on this instance.
@@ -80,6 +93,7 @@ type liveTransports struct {
 	authn   *auth.Authenticator
 	limits  LiveLimits
 	users   *live.UserConnections
+	held    connectionCap
 	log     *slog.Logger
 	metrics *metrics.Metrics
 }
@@ -91,7 +105,8 @@ func newLiveTransports(done context.Context, corsOrigins []string, authn *auth.A
 	}
 	accept := newSocketAccepter(corsOrigins)
 	accept.metrics = m
-	return &liveTransports{done: done, accept: accept, authn: authn, limits: limits, users: &live.UserConnections{Max: limits.ConnectionsPerUser}, log: log, metrics: m}
+	return &liveTransports{done: done, accept: accept, authn: authn, limits: limits, users: &live.UserConnections{Max: limits.ConnectionsPerUser},
+		held: connectionCap{max: int64(limits.MaxConnections)}, log: log, metrics: m}
 }
 
 // websocket is the graphql-transport-ws transport (and the older
@@ -166,6 +181,22 @@ func (l *liveTransports) stillAllowed(header string) func() error {
 	}
 }
 
+// errShuttingDown ends every live connection when the server stops.
+var errShuttingDown = errors.New("the server is shutting down")
+
+// dropError is what a stream the server ends says about why, in an error
+// with a code: what a WebSocket's close says.
+func dropError(reason error) *gqlerror.Error {
+	code, msg := graph.CodeUnavailable, reason.Error()+": reconnect"
+	if !errors.Is(reason, errShuttingDown) {
+		var close int
+		if close, msg = dropCode(reason); close == closeForbidden {
+			code = graph.CodeForbidden
+		}
+	}
+	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": code}}
+}
+
 // dropCode is the close code and reason for a connection the hub drops.
 func dropCode(reason error) (int, string) {
 	if errors.Is(reason, live.ErrSlowConsumer) {
@@ -189,10 +220,26 @@ func closeReason(s string) string {
 }
 
 // sse is server-sent events (graphql-sse's distinct connections mode): one
-// POST per subscription, authenticated by its Authorization header.
-func (l *liveTransports) sse() transport.SSE {
-	return transport.SSE{KeepAlivePingInterval: l.limits.PingInterval}
+// POST per operation, authenticated by its Authorization header, for the
+// requests the negotiation sent here.
+func (l *liveTransports) sse() graphql.Transport {
+	return negotiated{transport.SSE{KeepAlivePingInterval: l.limits.PingInterval}, streamSSE}
 }
+
+// multipart is Apollo's multipart subscriptions, for the requests the
+// negotiation sent here.
+func (l *liveTransports) multipart(json graphqlHTTP) graphql.Transport {
+	return multipartSubscriptions{json: json, heartbeat: l.limits.PingInterval, metrics: l.metrics}
+}
+
+// negotiated is a transport that takes the requests the negotiation chose
+// its stream for, and no others.
+type negotiated struct {
+	graphql.Transport
+	stream stream
+}
+
+func (t negotiated) Supports(r *http.Request) bool { return streamOf(r.Context()) == t.stream }
 
 // handler serves live connections: no request deadline and no per-request
 // call budget (each event has its own); an SSE request takes one of its
@@ -208,7 +255,7 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 		defer cancel(nil)
 		stop := context.AfterFunc(l.done, func() {
 			noteLive(ctx, "", "server: shutting down")
-			cancel(errors.New("the server is shutting down"))
+			cancel(errShuttingDown)
 		})
 		defer stop()
 		if isWebSocket(r) {
@@ -230,7 +277,7 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 			return
 		}
 		defer release()
-		defer l.metrics.LiveConnectionOpened(metrics.TransportSSE)()
+		defer l.metrics.LiveConnectionOpened(transportName(r))()
 		conn := &live.Connection{
 			MaxSubscriptions: 1,
 			Allowed:          l.stillAllowed(r.Header.Get("Authorization")),
@@ -249,10 +296,16 @@ func isWebSocket(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
 }
 
-// isLive reports whether r opens a live connection: a WebSocket, or a
-// server-sent events stream.
-func isLive(r *http.Request) bool {
-	return isWebSocket(r) || (r.Method == http.MethodPost && strings.Contains(r.Header.Get("Accept"), "text/event-stream"))
+// transportName is the transport of a live connection, as the metrics and
+// the log name it.
+func transportName(r *http.Request) string {
+	switch {
+	case isWebSocket(r):
+		return metrics.TransportWebSocket
+	case streamOf(r.Context()) == streamMultipart:
+		return metrics.TransportMultipart
+	}
+	return metrics.TransportSSE
 }
 
 // socket is the WebSocket of one connection, kept so that the hub can close
@@ -331,6 +384,9 @@ func newSocketAccepter(corsOrigins []string) socketAccepter {
 
 func (a socketAccepter) Accept(w http.ResponseWriter, r *http.Request, opts transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
 	c, err := a.impl.Accept(w, r, opts)
+	if err == nil && c.Subprotocol() == graphqlTransportWS {
+		c = newRefusingConn(c)
+	}
 	// Only a socket the live handler made sees its end, and so is counted.
 	if s, _ := r.Context().Value(socketKey{}).(*socket); err == nil && s != nil {
 		s.set(c, a.metrics.LiveConnectionOpened(metrics.TransportWebSocket))

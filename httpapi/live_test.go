@@ -118,6 +118,7 @@ func TestLiveConnectionLimits(t *testing.T) {
 	require.Eventually(t, func() bool { return api.Live.Count() == 2 }, 10*time.Second, 5*time.Millisecond)
 	require.NoError(t, c1.Subscribe(ctx, "c", groupEvents, map[string]any{"g": g}))
 	m := waitFor(t, c1, "c")
+	require.Equal(t, "error", m.Type, "refused as it starts: %s", m.Payload)
 	require.Contains(t, string(m.Payload), `"code":"RATE_LIMITED"`)
 
 	// Closing a connection frees its slot.
@@ -218,6 +219,69 @@ func TestLiveSubscriptionsNeedTheStream(t *testing.T) {
 	require.Contains(t, string(waitFor(t, c, "q").Payload), `"title":"Trip"`)
 }
 
+// A subscription refused before it starts is an `error` message with the
+// errors, and nothing after it (no `complete`), as graphql-transport-ws
+// says; the connection and its other operations go on.
+func TestLiveRefusalsAreErrorMessages(t *testing.T) {
+	api := apitest.New(t, apitest.Live())
+	ann, ben := api.User("1001", "Ann"), api.User("1002", "Ben")
+	g := ann.CreateGroup("Trip")
+	c, err := dialWS(t, api, map[string]any{"Authorization": ben.Header()})
+	require.NoError(t, err)
+	ctx := context.Background()
+	for id, tc := range map[string]struct {
+		query string
+		code  string
+	}{
+		"not a member": {groupEvents, "NOT_FOUND"},
+		"invalid":      {`subscription { nope }`, "GRAPHQL_VALIDATION_FAILED"},
+		"a limit":      {`subscription { myEvents { id } }` + strings.Repeat(" ", 20000), "DOCUMENT_TOO_LARGE"},
+	} {
+		require.NoError(t, c.Subscribe(ctx, id, tc.query, map[string]any{"g": g}))
+		m := nextMessage(t, c)
+		require.Equal(t, id+" error", m.ID+" "+m.Type, "%s", m.Payload)
+		var errs []struct {
+			Message    string
+			Extensions struct{ Code string }
+		}
+		require.NoError(t, json.Unmarshal(m.Payload, &errs), "%s: the payload is the list of errors", id)
+		require.Equal(t, tc.code, errs[0].Extensions.Code, id)
+	}
+	// A query answered with data is `next` then `complete`, and nothing
+	// came for the refused operations before it.
+	require.NoError(t, c.Subscribe(ctx, "q", `{ me { id } }`, nil))
+	for _, want := range []string{"q next", "q complete"} {
+		m := nextMessage(t, c)
+		require.Equal(t, want, m.ID+" "+m.Type, "%s", m.Payload)
+	}
+
+	// Ben joins: the same subscription now starts, and its events are `next`.
+	ben.Join(g)
+	require.NoError(t, c.Subscribe(ctx, "events", groupEvents, map[string]any{"g": g}))
+	require.Eventually(t, func() bool { return api.Live.Count() == 1 }, 10*time.Second, 5*time.Millisecond)
+	ann.Expense(g, "10.00", "1001", "1002")
+	for {
+		m := waitFor(t, c, "events")
+		require.Equal(t, "next", m.Type, "%s", m.Payload)
+		if strings.Contains(string(m.Payload), "EXPENSE_CREATED") {
+			break
+		}
+	}
+}
+
+// nextMessage is the next message c receives, whatever its operation.
+func nextMessage(t *testing.T, c *wsclient.Conn) wsclient.Message {
+	t.Helper()
+	select {
+	case m, ok := <-c.Messages:
+		require.True(t, ok, "connection closed")
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message came")
+	}
+	return wsclient.Message{}
+}
+
 // waitFor returns the next message of operation id.
 func waitFor(t *testing.T, c *wsclient.Conn, id string) wsclient.Message {
 	t.Helper()
@@ -234,27 +298,26 @@ func waitFor(t *testing.T, c *wsclient.Conn, id string) wsclient.Message {
 	}
 }
 
+// A subscription from a client that accepts no stream is refused, and
+// told which live connections there are.
 func TestSubscriptionOverPlainHTTPIsRefused(t *testing.T) {
 	api := apitest.New(t, apitest.Live())
 	ann := api.User("1001", "Ann")
-	body := strings.NewReader(`{"query":"subscription { myEvents { id } }"}`)
-	req, err := http.NewRequest(http.MethodPost, api.URL(), body)
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", ann.Header())
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-	var out struct {
-		Errors []struct {
-			Message    string
-			Extensions struct{ Code string }
+	for _, accept := range []string{"", "application/json", "multipart/mixed;subscriptionSpec=2.0", "*/*"} {
+		resp := open(t, api.URL(), ann.Header(), accept, `subscription { myEvents { id } }`, nil)
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, accept)
+		var out struct {
+			Errors []struct {
+				Message    string
+				Extensions struct{ Code string }
+			}
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		require.Equal(t, "BAD_REQUEST", out.Errors[0].Extensions.Code)
+		for _, named := range []string{"WebSocket", "text/event-stream", "multipart/mixed;subscriptionSpec=1.0"} {
+			require.Contains(t, out.Errors[0].Message, named)
 		}
 	}
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
-	require.Equal(t, "BAD_REQUEST", out.Errors[0].Extensions.Code)
-	require.Contains(t, out.Errors[0].Message, "WebSocket")
 	require.Zero(t, api.Live.Count())
 }
 

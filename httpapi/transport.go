@@ -68,37 +68,8 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	defer func() { noteRequest(ctx, operation, kind) }()
 	media := responseMedia(r.Header.Get("Accept"))
 	w.Header().Set("Content-Type", media+"; charset=utf-8")
-
-	params, rerr := readParams(r)
-	if rerr != nil {
-		if rerr.status == http.StatusMethodNotAllowed {
-			w.Header().Set("Allow", "GET, POST, OPTIONS")
-		}
-		t.log.InfoContext(ctx, "request refused", "status", rerr.status, "code", graph.CodeBadRequest, "reason", rerr.msg)
-		writeRequestError(ctx, w, t.metrics, rerr.status, graph.CodeBadRequest, rerr.msg)
-		return
-	}
-	params.Headers = r.Header
-	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
-
-	opCtx, errs := exec.CreateOperationContext(ctx, params)
-	operation = operationName(params, opCtx)
-	if opCtx != nil && opCtx.Operation != nil {
-		kind = string(opCtx.Operation.Operation)
-	}
-	if errs != nil {
-		// A request error (parse, validation, a limit, variables): nothing
-		// ran. GraphQL over HTTP answers it 200 in application/json, as a
-		// GraphQL response, unless the request itself was malformed; a
-		// response without data in its own media type is always a 4xx.
-		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
-		code, _ := resp.Errors[0].Extensions["code"].(string)
-		status := http.StatusOK
-		if media == mediaGraphQLResponse || code == graph.CodeBadRequest || code == graph.CodePersistedQueryHashMismatch {
-			status = http.StatusBadRequest
-		}
-		t.log.InfoContext(ctx, "operation refused", "code", code, "reason", short(resp.Errors[0].Message))
-		writeErrors(ctx, w, status, resp.Errors)
+	opCtx, operation, kind := t.operation(w, r, exec, media)
+	if opCtx == nil {
 		return
 	}
 	if r.Method == http.MethodGet && opCtx.Operation.Operation != ast.Query {
@@ -110,7 +81,7 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	}
 	if opCtx.Operation.Operation == ast.Subscription {
 		// One response cannot carry a stream of events.
-		msg := "subscriptions need a live connection: a WebSocket (graphql-transport-ws) or a POST with Accept: text/event-stream"
+		msg := "subscriptions need a live connection: a WebSocket (graphql-transport-ws), or a POST that accepts " + mediaEventStream + " or " + mediaMultipart + ";subscriptionSpec=1.0"
 		t.log.InfoContext(ctx, "request refused", "status", http.StatusBadRequest, "code", graph.CodeBadRequest, "reason", msg)
 		writeRequestError(ctx, w, t.metrics, http.StatusBadRequest, graph.CodeBadRequest, msg)
 		return
@@ -140,6 +111,46 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		panic(fmt.Errorf("encode response: %w", err))
 	}
 	_, _ = w.Write(b)
+}
+
+// operation reads the request and makes its operation context, which is
+// nil when the request cannot run: it has been answered then, in media. It
+// also returns the operation's name and type, for the access log.
+func (t graphqlHTTP) operation(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, media string) (opCtx *graphql.OperationContext, operation, kind string) {
+	ctx := r.Context()
+	params, rerr := readParams(r)
+	if rerr != nil {
+		if rerr.status == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", "GET, POST, OPTIONS")
+		}
+		t.log.InfoContext(ctx, "request refused", "status", rerr.status, "code", graph.CodeBadRequest, "reason", rerr.msg)
+		writeRequestError(ctx, w, t.metrics, rerr.status, graph.CodeBadRequest, rerr.msg)
+		return nil, "", ""
+	}
+	params.Headers = r.Header
+	params.ReadTime = graphql.TraceTiming{Start: graphql.Now(), End: graphql.Now()}
+
+	opCtx, errs := exec.CreateOperationContext(ctx, params)
+	operation = operationName(params, opCtx)
+	if opCtx != nil && opCtx.Operation != nil {
+		kind = string(opCtx.Operation.Operation)
+	}
+	if errs != nil {
+		// A request error (parse, validation, a limit, variables): nothing
+		// ran. GraphQL over HTTP answers it 200 in application/json, as a
+		// GraphQL response, unless the request itself was malformed; a
+		// response without data in its own media type is always a 4xx.
+		resp := exec.DispatchError(graphql.WithOperationContext(ctx, opCtx), errs)
+		code, _ := resp.Errors[0].Extensions["code"].(string)
+		status := http.StatusOK
+		if media == mediaGraphQLResponse || code == graph.CodeBadRequest || code == graph.CodePersistedQueryHashMismatch {
+			status = http.StatusBadRequest
+		}
+		t.log.InfoContext(ctx, "operation refused", "code", code, "reason", short(resp.Errors[0].Message))
+		writeErrors(ctx, w, status, resp.Errors)
+		return nil, operation, kind
+	}
+	return opCtx, operation, kind
 }
 
 // rateLimited reports whether resp is an operation refused for a rate limit,

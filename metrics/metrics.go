@@ -41,6 +41,7 @@ type Metrics struct {
 	loaderBatches *prometheus.HistogramVec
 
 	liveConnections *prometheus.GaugeVec
+	liveRefused     *prometheus.CounterVec
 	subscriptions   atomic.Pointer[func() int]
 }
 
@@ -100,7 +101,11 @@ func New() *Metrics {
 		}, []string{"loader"}),
 		liveConnections: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: namespace, Subsystem: "live", Name: "connections",
-			Help: "Live connections open on this instance, by transport (websocket, sse).",
+			Help: "Live connections open on this instance, by transport (websocket, sse, multipart).",
+		}, []string{"transport"}),
+		liveRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Subsystem: "live", Name: "connections_refused_total",
+			Help: "Live connections refused with 503 because this instance held as many as LIVE_MAX_CONNECTIONS allows, by transport.",
 		}, []string{"transport"}),
 	}
 	subscriptions := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -117,11 +122,12 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.requestDuration, m.requestCalls, m.errors,
 		m.dynamoCalls, m.dynamoFailures, m.dynamoDuration, m.dynamoRetries, m.dynamoThrottles, m.dynamoCapacity,
-		m.loaderBatches, m.liveConnections, subscriptions,
+		m.loaderBatches, m.liveConnections, m.liveRefused, subscriptions,
 	)
-	// Both transports show from the start, at 0.
-	for _, t := range []string{TransportWebSocket, TransportSSE} {
+	// Every transport shows from the start, at 0.
+	for _, t := range []string{TransportWebSocket, TransportSSE, TransportMultipart} {
 		m.liveConnections.WithLabelValues(t)
+		m.liveRefused.WithLabelValues(t)
 	}
 	return m
 }
@@ -140,6 +146,7 @@ func (m *Metrics) Handler() http.Handler {
 const (
 	TransportWebSocket = "websocket"
 	TransportSSE       = "sse"
+	TransportMultipart = "multipart" // Apollo's multipart subscriptions over HTTP
 )
 
 // LiveConnectionOpened counts a live connection of the transport as open
@@ -156,6 +163,15 @@ func (m *Metrics) LiveConnectionOpened(transport string) (closed func()) {
 			g.Dec()
 		}
 	}
+}
+
+// LiveConnectionRefused counts a live connection of the transport refused
+// because the instance holds as many as it may.
+func (m *Metrics) LiveConnectionRefused(transport string) {
+	if m == nil {
+		return
+	}
+	m.liveRefused.WithLabelValues(transport).Inc()
 }
 
 // CountSubscriptions makes fracti_live_subscriptions read count, such as

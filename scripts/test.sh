@@ -11,7 +11,7 @@ trap 'scripts/dynamodb-local.sh stop "$pidfile"' EXIT
 # Playground's browser test): installed when missing and possible.
 scripts/prerequisites.sh java node curl chromium
 go vet ./...
-if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-ws ] || [ ! -d e2e/node_modules/graphql-http ]; then
+if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-ws ] || [ ! -d e2e/node_modules/graphql-http ] || [ ! -d e2e/node_modules/graphql-sse ]; then
   echo "Installing the JavaScript clients for e2e/ (npm ci) ..." >&2
   npm ci --silent --no-audit --no-fund --prefix e2e >&2
 fi

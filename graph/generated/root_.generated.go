@@ -2877,9 +2877,11 @@ Live updates: the activity events of groups as they are recorded, by any
 server instance or any tool writing to the table. Subscribe over WebSocket at
 ` + "`" + `/graphql` + "`" + ` (the ` + "`" + `graphql-transport-ws` + "`" + ` protocol, credentials in
 ` + "`" + `connection_init` + "`" + `'s payload as ` + "`" + `{"Authorization": "tma …"}` + "`" + ` or
-` + "`" + `{"Authorization": "Bearer …"}` + "`" + `) or with server-sent events (POST to
-` + "`" + `/graphql` + "`" + ` with ` + "`" + `Accept: text/event-stream` + "`" + ` and the usual Authorization
-header). Events arrive in each group's order; every event carries the sync
+` + "`" + `{"Authorization": "Bearer …"}` + "`" + `), or over HTTP with the usual
+Authorization header: a POST to ` + "`" + `/graphql` + "`" + ` that accepts
+` + "`" + `text/event-stream` + "`" + ` gets server-sent events, one that accepts
+` + "`" + `multipart/mixed;subscriptionSpec=1.0` + "`" + ` (Apollo Client's HttpLink) gets
+Apollo's multipart subscription. Events arrive in each group's order; every event carries the sync
 token after it, so a client that reconnects calls ` + "`" + `Group.changes(since:)` + "`" + `
 with the last one and gets exactly what it missed.
 """

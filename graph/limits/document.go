@@ -40,6 +40,30 @@ func (c Config) CheckDocument(ctx context.Context, query string) *gqlerror.Error
 	return c.checkShape(ctx, doc)
 }
 
+// OperationType is the type of the operation name picks in query (the
+// only one when name is empty), or "" when it cannot be told within the
+// limits: the document is too large, has too many tokens, does not parse or
+// has no such operation. It lets a transport be chosen before the request
+// runs, at no more cost than CheckDocument's.
+func (c Config) OperationType(query, name string) ast.Operation {
+	c = c.withDefaults()
+	if len(query) > c.MaxDocumentBytes {
+		return ""
+	}
+	src := &ast.Source{Input: query}
+	if c.countTokens(context.Background(), src) != nil {
+		return ""
+	}
+	doc, err := parser.ParseQuery(src)
+	if err != nil {
+		return ""
+	}
+	if op := doc.Operations.ForName(name); op != nil {
+		return op.Operation
+	}
+	return ""
+}
+
 // countTokens lexes the document, stopping as soon as it has too many
 // tokens, so a huge document costs no more than MaxTokens tokens.
 func (c Config) countTokens(ctx context.Context, src *ast.Source) *gqlerror.Error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fracti/api/graph/limits"
 	"github.com/stretchr/testify/require"
+	"github.com/vektah/gqlparser/v2/ast"
 )
 
 // fragmentBomb is a 1 KB document whose fragments spread the previous one
@@ -114,6 +115,27 @@ func TestCheckDocumentStopsAtTheDeadline(t *testing.T) {
 	err := limits.Defaults().CheckDocument(ctx, "{ me { id } }")
 	require.NotNil(t, err)
 	require.Equal(t, limits.CodeTimeout, err.Extensions["code"])
+}
+
+func TestOperationType(t *testing.T) {
+	cfg := limits.Defaults()
+	two := "query Q { me { id } } subscription S { myEvents { id } }"
+	for _, tc := range []struct {
+		query, name string
+		want        ast.Operation
+	}{
+		{"subscription { myEvents { id } }", "", ast.Subscription},
+		{"{ subscription }", "", ast.Query},
+		{"mutation($subscription: ID) { x(id: $subscription) }", "", ast.Mutation},
+		{two, "S", ast.Subscription},
+		{two, "Q", ast.Query},
+		{two, "", ""},                                                  // which one is not said
+		{two, "Other", ""},                                             // no such operation
+		{"subscription {", "", ""},                                     // does not parse
+		{"subscription { " + strings.Repeat("a ", 3000) + "}", "", ""}, // past MaxTokens: not parsed
+	} {
+		require.Equal(t, tc.want, cfg.OperationType(tc.query, tc.name), "%.60s (%s)", tc.query, tc.name)
+	}
 }
 
 // BenchmarkCheckFragmentBomb shows that the fragment bomb at depth 30 (2^30
