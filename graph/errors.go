@@ -45,13 +45,6 @@ const (
 	unreachableRetryAfter = 3
 )
 
-// unavailable is an UNAVAILABLE error saying when to try again.
-func unavailable(msg string, retryAfter int) *gqlerror.Error {
-	e := codedError(CodeUnavailable, msg)
-	e.Extensions["retryAfter"] = retryAfter
-	return e
-}
-
 func codedError(code, msg string) *gqlerror.Error {
 	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": code}}
 }
@@ -160,6 +153,7 @@ func withCode(e *gqlerror.Error, code, msg string) *gqlerror.Error {
 	return e
 }
 
+// withRetryAfter tells the client of e in how many seconds to try again.
 func withRetryAfter(e *gqlerror.Error, seconds int) *gqlerror.Error {
 	e.Extensions["retryAfter"] = seconds
 	return e

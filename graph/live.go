@@ -22,7 +22,7 @@ func (r *Resolver) subscribe(ctx context.Context, open func(*live.Hub, string) (
 		return nil, codedError(CodeRateLimited, err.Error()+": complete one before starting another")
 	case errors.Is(err, live.ErrUnavailable):
 		// This instance is not reading the table's stream right now.
-		return nil, unavailable(err.Error(), unreachableRetryAfter)
+		return nil, withRetryAfter(codedError(CodeUnavailable, err.Error()), unreachableRetryAfter)
 	case err != nil:
 		return nil, err
 	}

@@ -120,7 +120,7 @@ func (n negotiator) streamFor(r *http.Request) stream {
 	if preferred == streamNone {
 		return streamNone
 	}
-	switch sub, known := n.subscription(r); {
+	switch sub, known := n.subscription(r, a.subscriptionSpec); {
 	case sub:
 		return preferred
 	case !known && a.subscriptionSpec:
@@ -135,13 +135,20 @@ func (n negotiator) streamFor(r *http.Request) stream {
 
 // subscription peeks at r's body: whether its operation is a subscription;
 // known is false when the body has no query text (only a persisted query's
-// hash). A body that cannot be read or parsed within the limits is no
-// subscription: the JSON transport reads it again and reports the error.
-func (n negotiator) subscription(r *http.Request) (sub, known bool) {
+// hash), which is told only when hashOnly may matter. A body that cannot be
+// read or parsed within the limits is no subscription: the JSON transport
+// reads it again and reports the error.
+func (n negotiator) subscription(r *http.Request, hashOnly bool) (sub, known bool) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, n.maxBody+1))
 	// Whatever was read is read again, followed by whatever was not.
 	r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	if err != nil || int64(len(body)) > n.maxBody {
+		return false, true
+	}
+	// No subscription is written without the word, nor sent in JSON without
+	// it or an escape that spells it: most bodies (every urql query) stop
+	// here, without being decoded.
+	if !hashOnly && !bytes.Contains(body, []byte(ast.Subscription)) && !bytes.Contains(body, []byte(`\u`)) {
 		return false, true
 	}
 	var p struct {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"sync"
 	"time"
 
@@ -38,65 +39,76 @@ func newRefusingConn(c transport.WebsocketConn) *refusingConn {
 	return &refusingConn{WebsocketConn: c, started: map[string]bool{}, ended: map[string]bool{}}
 }
 
-// WriteJSON sends a message, rewritten if it is a refusal.
+// WriteJSON sends a message, rewritten if it is a refusal. It reads the
+// message's fields where they are, so that the events a socket carries are
+// encoded once, as without it; only an operation's first result is looked
+// into.
 func (c *refusingConn) WriteJSON(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	var m struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
+	id, typ, payload, ok := messageFields(v)
+	if !ok {
+		return c.WebsocketConn.WriteJSON(v)
 	}
 	c.mu.Lock()
-	switch m.Type {
+	switch typ {
 	case wsNext:
-		if !c.started[m.ID] {
-			c.started[m.ID] = true
-			if errs, refused := refusal(b); refused {
-				c.ended[m.ID] = true
-				b, err = json.Marshal(struct {
+		if !c.started[id] {
+			c.started[id] = true
+			if errs, refused := refusal(payload); refused {
+				c.ended[id] = true
+				v = struct {
 					ID      string          `json:"id"`
 					Type    string          `json:"type"`
 					Payload json.RawMessage `json:"payload"`
-				}{m.ID, wsError, errs})
+				}{id, wsError, errs}
 			}
 		}
 	case wsError:
-		c.ended[m.ID] = true
+		c.ended[id] = true
 	case wsComplete:
-		delete(c.started, m.ID)
-		if c.ended[m.ID] {
-			delete(c.ended, m.ID)
+		delete(c.started, id)
+		if c.ended[id] {
+			delete(c.ended, id)
 			c.mu.Unlock()
 			return nil
 		}
 	}
 	c.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return c.WebsocketConn.WriteJSON(json.RawMessage(b))
+	return c.WebsocketConn.WriteJSON(v)
 }
 
-// refusal reports whether a `next` message is a refusal, a result with
-// errors and no data, and returns its errors.
-func refusal(message []byte) (errs json.RawMessage, ok bool) {
-	var m struct {
-		Payload struct {
-			Data   json.RawMessage `json:"data"`
-			Errors json.RawMessage `json:"errors"`
-		} `json:"payload"`
+// messageFields reads the ID, Type and Payload of a message gqlgen's
+// graphql-transport-ws exchanger is about to send (a struct of its own,
+// which it hands to WriteJSON); ok is false for anything else, which passes
+// untouched.
+func messageFields(v any) (id, typ string, payload []byte, ok bool) {
+	m := reflect.ValueOf(v)
+	if m.Kind() == reflect.Pointer {
+		m = m.Elem()
 	}
-	if json.Unmarshal(message, &m) != nil {
+	if m.Kind() != reflect.Struct {
+		return "", "", nil, false
+	}
+	idF, typeF, payloadF := m.FieldByName("ID"), m.FieldByName("Type"), m.FieldByName("Payload")
+	if idF.Kind() != reflect.String || typeF.Kind() != reflect.String ||
+		payloadF.Kind() != reflect.Slice || payloadF.Type().Elem().Kind() != reflect.Uint8 {
+		return "", "", nil, false
+	}
+	return idF.String(), typeF.String(), payloadF.Bytes(), true
+}
+
+// refusal reports whether a `next` message's payload is a refusal, a
+// result with errors and no data, and returns its errors.
+func refusal(payload []byte) (errs json.RawMessage, ok bool) {
+	var result struct {
+		Data   json.RawMessage `json:"data"`
+		Errors json.RawMessage `json:"errors"`
+	}
+	if json.Unmarshal(payload, &result) != nil {
 		return nil, false
 	}
-	noData := len(m.Payload.Data) == 0 || bytes.Equal(m.Payload.Data, []byte("null"))
-	hasErrors := len(m.Payload.Errors) > 0 && !bytes.Equal(m.Payload.Errors, []byte("null")) && !bytes.Equal(m.Payload.Errors, []byte("[]"))
-	return m.Payload.Errors, noData && hasErrors
+	noData := len(result.Data) == 0 || bytes.Equal(result.Data, []byte("null"))
+	hasErrors := len(result.Errors) > 0 && !bytes.Equal(result.Errors, []byte("null")) && !bytes.Equal(result.Errors, []byte("[]"))
+	return result.Errors, noData && hasErrors
 }
 
 // SetReadLimit passes the read limit on to the socket.
