@@ -162,3 +162,9 @@ func Convert(a Amount, rate Decimal, to Currency) Amount {
 	}
 	return Amount{minor: q, cur: to}
 }
+
+// Rat returns d as an exact fraction, for arithmetic outside this package
+// that must round only once, at the end (RoundRate).
+func (d Decimal) Rat() *big.Rat {
+	return new(big.Rat).SetFrac(d.c(), pow10(int(d.scale)))
+}
