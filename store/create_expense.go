@@ -177,7 +177,7 @@ func (s *Store) replayExpense(ctx context.Context, e Expense, key string) (Expen
 // every field the request set, each split's weight included.
 func (e *Expense) fingerprint() string {
 	parts := []string{e.GroupID, e.Amount.String(), e.Amount.Currency().Code(), e.Description, e.Category, string(e.SplitType),
-		strconv.Itoa(len(e.Payers)), spentAtPart(e)}
+		strconv.Itoa(len(e.Payers)), spentAtPart(e), conversionPart(e.Conversion)}
 	for _, p := range e.Payers {
 		parts = append(parts, p.UserID, p.Amount.String())
 	}

@@ -44,6 +44,8 @@ type Expense struct {
 	// and every balance, and may be restored until DeletedAt + RestoreWindow.
 	DeletedAt *time.Time
 	DeletedBy string
+	// Conversion is set when the expense was entered in another currency.
+	Conversion *Conversion
 	// format is the formatVersion of the item it was read from.
 	format int
 }
@@ -127,6 +129,7 @@ type expenseRecord struct {
 	DeletedBy     string `dynamodbav:"deletedBy,omitempty"`
 	TTL           int64  `dynamodbav:"ttl,omitempty"`
 	FormatVersion int    `dynamodbav:"formatVersion,omitempty"`
+	conversionRecord
 }
 
 type splitRecord struct {
@@ -166,7 +169,7 @@ func (e *Expense) record() expenseRecord {
 		Amount: amountNumber(e.Amount), Currency: e.Amount.Currency().Code(),
 		Description: e.Description, SplitType: string(e.SplitType), Splits: splits, Payers: payers,
 		Category: e.Category, CreatedAt: ts, CreatedBy: e.CreatedBy,
-		Version: e.Version, FormatVersion: formatCurrent,
+		Version: e.Version, FormatVersion: formatCurrent, conversionRecord: conversionRecordOf(e.Conversion),
 	}
 	if !e.SpentAt.IsZero() && !e.SpentAt.Equal(e.CreatedAt) {
 		r.SpentAt = formatTime(e.SpentAt)
@@ -231,6 +234,9 @@ func (r *expenseRecord) expense() (Expense, error) {
 		if e.SpentAt, err = parseTime(r.SpentAt); err != nil {
 			return Expense{}, fmt.Errorf("expense %s spentAt: %w", r.ID, err)
 		}
+	}
+	if e.Conversion, err = r.conversion(); err != nil {
+		return Expense{}, fmt.Errorf("expense %s: %w", r.ID, err)
 	}
 	if r.DeletedAt != "" {
 		deleted, err := parseTime(r.DeletedAt)

@@ -30,6 +30,7 @@ import (
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>  (expires: ttl, when it has expiresAt)
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
 //	usage counters       USER#<userId>       USAGE#<YYYY-MM-DD>               (expires: ttl)
+//	kept rate table      RATE#<YYYY-MM-DD>   PROVIDER#<provider>              (expires: ttl)
 //
 // A group's ledger, its books (one per currency) and its METADATA sort
 // next to each other and nothing else sorts between them, so that one Query
@@ -106,6 +107,8 @@ const (
 	prefixInvite    = "INVITE#"
 	prefixInviteExp = "INVITE!"
 	prefixUsage     = "USAGE#"
+	prefixRate      = "RATE#"
+	prefixProvider  = "PROVIDER#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -249,3 +252,10 @@ func groupHeadRange() (from, to string) { return skLedger, skMetadata }
 func checkpointSK(segment, segments int) string {
 	return "SEGMENT#" + strconv.Itoa(segment) + "/" + strconv.Itoa(segments)
 }
+
+// ratePK is the partition of the rate tables kept for one UTC day
+// ("2006-01-02"): the day they were fetched, not the provider's own date.
+func ratePK(day string) string { return prefixRate + day }
+
+// rateSK is where one provider's table of the day is kept.
+func rateSK(provider string) string { return prefixProvider + provider }

@@ -127,10 +127,11 @@ func ExpenseDisplay(e *Expense) map[string]string {
 		}
 	}
 	d[FieldSplits] = strings.Join(splits, "; ")
+	addConversionDisplay(d, e.Conversion)
 	return d
 }
 
-var expenseFields = []string{FieldAmount, FieldCurrency, FieldDescription, FieldCategory, FieldSpentAt, FieldPayers, FieldSplitType, FieldSplits}
+var expenseFields = append([]string{FieldAmount, FieldCurrency, FieldDescription, FieldCategory, FieldSpentAt, FieldPayers, FieldSplitType, FieldSplits}, conversionFields...)
 
 // ExpenseChanges lists the fields whose display differs between two states
 // of an expense; with before nil (a creation), every field after has.
