@@ -26,4 +26,3 @@ func TestKeptRates(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, found, "kept per day")
 }
-
