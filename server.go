@@ -83,6 +83,8 @@ type config struct {
 	// ("": /metrics on PORT).
 	Metrics     bool
 	MetricsAddr string
+	// Rates: RATES_URL, CRYPTO_RATES_URL and RATES_TIMEOUT.
+	Rates ratesConfig
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -223,6 +225,9 @@ func loadConfig() (config, error) {
 		return c, fmt.Errorf("LEGACY_GROUPS_JOIN_BY_ID must be true or false")
 	}
 	c.LegacyGroupsClosed = !legacyOpen
+	if c.Rates, err = loadRatesConfig(); err != nil {
+		return c, err
+	}
 	if s := getenv("CURSOR_SECRET"); s != "" {
 		c.CursorSecret, c.secretFromEnv = []byte(s), true
 	} else {
@@ -453,6 +458,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			Live: hub, LiveLimits: cfg.LiveLimits, LiveDone: liveCtx,
 			TrustedDocuments: trusted, DisableIntrospection: !cfg.Introspection, DisableSuggestions: !cfg.FieldSuggestions,
 			Metrics: m, MetricsElsewhere: cfg.MetricsAddr != "",
+			Rates: cfg.Rates.service(s),
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

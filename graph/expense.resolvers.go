@@ -53,6 +53,9 @@ func (r *mutationResolver) CreateExpense(ctx context.Context, input model.Create
 		return nil, orNotFound(err, "group")
 	}
 	e, err := newExpense(ctx, g, input)
+	if err == nil {
+		e, err = r.converted(ctx, e, input.ConvertTo, input.Rate, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +92,7 @@ func (r *mutationResolver) UpdateExpense(ctx context.Context, id string, input m
 	if err != nil {
 		return nil, err
 	}
-	next, err := editedExpense(ctx, g, e, input)
+	next, err := r.editedConverted(ctx, g, e, input)
 	if err != nil {
 		return nil, err
 	}

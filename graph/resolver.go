@@ -12,6 +12,7 @@ import (
 
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/quota"
+	"github.com/fracti/api/rates"
 	"github.com/fracti/api/store"
 )
 
@@ -35,6 +36,9 @@ type Resolver struct {
 	// Live hands out subscriptions to activity events (nil: subscriptions
 	// are refused as unavailable).
 	Live *live.Hub
+	// Rates gives the day's exchange rates for conversions (nil: none
+	// configured, so a conversion needs its rate given).
+	Rates *rates.Service
 }
 
 // TokenForgetter drops what is remembered of an access token, by its hash.

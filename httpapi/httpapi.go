@@ -25,6 +25,7 @@ import (
 	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/playground"
 	"github.com/fracti/api/quota"
+	"github.com/fracti/api/rates"
 	"github.com/fracti/api/store"
 	"github.com/rs/cors"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -91,6 +92,9 @@ type Config struct {
 	// MetricsElsewhere keeps /metrics off this handler: the server serves
 	// the metrics on a listener of their own.
 	MetricsElsewhere bool
+	// Rates gives the day's exchange rates for conversions (nil: none
+	// configured; conversions then need their rate given).
+	Rates *rates.Service
 }
 
 // DefaultTokenCacheTTL is how long access token lookups are remembered by default.
@@ -146,6 +150,7 @@ func New(cfg Config) http.Handler {
 	hooks := metricHooks(cfg.Metrics)
 	gql := graph.NewHandler(&graph.Resolver{
 		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter, Live: cfg.Live,
+		Rates: cfg.Rates,
 	},
 		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls,
 			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions,

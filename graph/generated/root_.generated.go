@@ -95,22 +95,27 @@ type ComplexityRoot struct {
 	}
 
 	Expense struct {
-		Amount          func(childComplexity int) int
-		Category        func(childComplexity int) int
-		CreatedAt       func(childComplexity int) int
-		Currency        func(childComplexity int) int
-		DeletedAt       func(childComplexity int) int
-		Description     func(childComplexity int) int
-		Group           func(childComplexity int) int
-		History         func(childComplexity int) int
-		ID              func(childComplexity int) int
-		Payer           func(childComplexity int) int
-		Payers          func(childComplexity int) int
-		RestorableUntil func(childComplexity int) int
-		SpentAt         func(childComplexity int) int
-		SplitType       func(childComplexity int) int
-		Splits          func(childComplexity int) int
-		Version         func(childComplexity int) int
+		Amount           func(childComplexity int) int
+		Category         func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		Currency         func(childComplexity int) int
+		DeletedAt        func(childComplexity int) int
+		Description      func(childComplexity int) int
+		Group            func(childComplexity int) int
+		History          func(childComplexity int) int
+		ID               func(childComplexity int) int
+		OriginalAmount   func(childComplexity int) int
+		OriginalCurrency func(childComplexity int) int
+		Payer            func(childComplexity int) int
+		Payers           func(childComplexity int) int
+		Rate             func(childComplexity int) int
+		RateDate         func(childComplexity int) int
+		RateSource       func(childComplexity int) int
+		RestorableUntil  func(childComplexity int) int
+		SpentAt          func(childComplexity int) int
+		SplitType        func(childComplexity int) int
+		Splits           func(childComplexity int) int
+		Version          func(childComplexity int) int
 	}
 
 	ExpenseConnection struct {
@@ -629,6 +634,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.ID(childComplexity), true
+	case "Expense.originalAmount":
+		if e.ComplexityRoot.Expense.OriginalAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.OriginalAmount(childComplexity), true
+	case "Expense.originalCurrency":
+		if e.ComplexityRoot.Expense.OriginalCurrency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.OriginalCurrency(childComplexity), true
 	case "Expense.payer":
 		if e.ComplexityRoot.Expense.Payer == nil {
 			break
@@ -641,6 +658,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.Payers(childComplexity), true
+	case "Expense.rate":
+		if e.ComplexityRoot.Expense.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.Rate(childComplexity), true
+	case "Expense.rateDate":
+		if e.ComplexityRoot.Expense.RateDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.RateDate(childComplexity), true
+	case "Expense.rateSource":
+		if e.ComplexityRoot.Expense.RateSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.RateSource(childComplexity), true
 	case "Expense.restorableUntil":
 		if e.ComplexityRoot.Expense.RestorableUntil == nil {
 			break
@@ -2274,6 +2309,68 @@ type GroupEventEdge {
   node: GroupEvent!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/conversion.graphqls", Input: `# Conversion at a recorded rate: an expense entered in one currency and
+# recorded in another, with the rate that converted it.
+
+extend type Expense {
+  """
+  The amount as it was entered, in ` + "`" + `originalCurrency` + "`" + `, when the expense was
+  converted (` + "`" + `convertTo` + "`" + `); null otherwise. ` + "`" + `amount` + "`" + ` is ` + "`" + `originalAmount` + "`" + ` ×
+  ` + "`" + `rate` + "`" + `, rounded half to even to the currency's minor units.
+  """
+  originalAmount: Decimal
+  "The currency the expense was entered in; null when it was not converted."
+  originalCurrency: String
+  """
+  The price of one unit of ` + "`" + `originalCurrency` + "`" + ` in ` + "`" + `currency` + "`" + ` that converted it
+  (54 USD at 0.9 is 48.60 EUR): at most 12 significant digits, so that anyone
+  can redo the conversion. Null when it was not converted.
+  """
+  rate: Decimal
+  """
+  Where the rate came from: ` + "`" + `manual` + "`" + ` when it was given, else the provider
+  (` + "`" + `ECB` + "`" + `, ` + "`" + `CoinGecko` + "`" + `, or ` + "`" + `CoinGecko+ECB` + "`" + ` through EUR). Null when not converted.
+  """
+  rateSource: String
+  """
+  The provider's day of the figures (the ECB's publication day, not the day of
+  the request), or the day a manual rate was given, as YYYY-MM-DD. Null when
+  not converted.
+  """
+  rateDate: String
+}
+
+extend input CreateExpenseInput {
+  """
+  Record the expense in this currency instead: ` + "`" + `amount` + "`" + ` (and every payer's
+  and EXACT split's amount) are in ` + "`" + `currency` + "`" + `, and the expense is recorded in
+  ` + "`" + `convertTo` + "`" + ` at ` + "`" + `rate` + "`" + `, or at the day's rate from the configured providers
+  (RATE_UNAVAILABLE when there is none: then pass ` + "`" + `rate` + "`" + `).
+  """
+  convertTo: String
+  """
+  The price of one unit of ` + "`" + `currency` + "`" + ` in ` + "`" + `convertTo` + "`" + `: positive, at most 12
+  significant digits. Only with ` + "`" + `convertTo` + "`" + `.
+  """
+  rate: Decimal
+}
+
+extend input UpdateExpenseInput {
+  """
+  Record the expense in this currency, converting it from its original
+  amount. On a converted expense it defaults to the recorded currency when
+  ` + "`" + `amount` + "`" + `, ` + "`" + `currency` + "`" + ` or ` + "`" + `rate` + "`" + ` is given, and equal to the original currency
+  it removes the conversion.
+  """
+  convertTo: String
+  """
+  The rate to convert at, as in ` + "`" + `createExpense` + "`" + `. Without it, a new ` + "`" + `amount` + "`" + `
+  keeps the recorded rate; ` + "`" + `convertTo` + "`" + ` given, or a new ` + "`" + `currency` + "`" + `, takes the
+  day's rate.
+  """
+  rate: Decimal
+}
+`, BuiltIn: false},
 	{Name: "../../schema/expense.graphqls", Input: `# Expenses: who paid, for whom, and how they divide.
 
 extend type Query {
@@ -3496,6 +3593,16 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_restorableUntil(ctx, field)
 	case "history":
 		return ec.fieldContext_Expense_history(ctx, field)
+	case "originalAmount":
+		return ec.fieldContext_Expense_originalAmount(ctx, field)
+	case "originalCurrency":
+		return ec.fieldContext_Expense_originalCurrency(ctx, field)
+	case "rate":
+		return ec.fieldContext_Expense_rate(ctx, field)
+	case "rateSource":
+		return ec.fieldContext_Expense_rateSource(ctx, field)
+	case "rateDate":
+		return ec.fieldContext_Expense_rateDate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Expense", field.Name)
 }

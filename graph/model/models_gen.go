@@ -68,6 +68,14 @@ type CreateExpenseInput struct {
 	// key again within 24 hours returns the expense created the first time instead
 	// of creating another, so a retried request cannot record it twice.
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+	// Record the expense in this currency instead: `amount` (and every payer's
+	// and EXACT split's amount) are in `currency`, and the expense is recorded in
+	// `convertTo` at `rate`, or at the day's rate from the configured providers
+	// (RATE_UNAVAILABLE when there is none: then pass `rate`).
+	ConvertTo *string `json:"convertTo,omitempty"`
+	// The price of one unit of `currency` in `convertTo`: positive, at most 12
+	// significant digits. Only with `convertTo`.
+	Rate *money.Decimal `json:"rate,omitempty"`
 }
 
 // A new group.
@@ -310,6 +318,15 @@ type UpdateExpenseInput struct {
 	Splits []SplitInput `json:"splits,omitempty"`
 	// When the money was spent.
 	SpentAt *time.Time `json:"spentAt,omitempty"`
+	// Record the expense in this currency, converting it from its original
+	// amount. On a converted expense it defaults to the recorded currency when
+	// `amount`, `currency` or `rate` is given, and equal to the original currency
+	// it removes the conversion.
+	ConvertTo *string `json:"convertTo,omitempty"`
+	// The rate to convert at, as in `createExpense`. Without it, a new `amount`
+	// keeps the recorded rate; `convertTo` given, or a new `currency`, takes the
+	// day's rate.
+	Rate *money.Decimal `json:"rate,omitempty"`
 }
 
 // A change to a group: fields left out keep their values.

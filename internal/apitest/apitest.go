@@ -26,6 +26,7 @@ import (
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/quota"
+	"github.com/fracti/api/rates"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
@@ -81,6 +82,20 @@ func LiveBuffer(n int) Option {
 // Metrics has the handler record into m and serve it at /metrics; give the
 // store's client m.DynamoDB() too (NewWithClientOptions) to measure its calls.
 func Metrics(m *metrics.Metrics) Option { return func(c *httpapi.Config) { c.Metrics = m } }
+
+// Rates converts with the providers given (nil: none), keeping their
+// tables in the API's table, on the clock now.
+func Rates(fiat, crypto rates.Provider, now func() time.Time) Option {
+	return func(c *httpapi.Config) {
+		c.Rates = &rates.Service{Keeper: c.Store, Now: now}
+		if fiat != nil {
+			c.Rates.Fiat = fiat
+		}
+		if crypto != nil {
+			c.Rates.Crypto = crypto
+		}
+	}
+}
 
 // Playground serves the GraphiQL Playground at / (see BaseURL).
 func Playground() Option { return func(c *httpapi.Config) { c.Playground = true } }
