@@ -223,3 +223,46 @@ func enteredExpense(e *store.Expense) (store.Expense, error) {
 	out.Amount, out.Conversion = e.Conversion.Original, nil
 	return out, nil
 }
+
+// settledIn makes the settlement st, paid in its currency, settle a balance
+// in the currency settlesCurrency names: at rate when given (the price of
+// one unit of st's currency in it), else at the day's rate. Completing it
+// then moves that balance by money.Convert(amount, rate).
+func (r *Resolver) settledIn(ctx context.Context, st store.Settlement, settlesCurrency *string, rate *money.Decimal) (store.Settlement, error) {
+	if settlesCurrency == nil {
+		if rate != nil {
+			return store.Settlement{}, badInput("input.rate", "give settlesCurrency with rate")
+		}
+		return st, nil
+	}
+	paid := st.Currency()
+	to, err := currency("input.settlesCurrency", settlesCurrency, paid)
+	if err != nil {
+		return store.Settlement{}, err
+	}
+	if to == paid {
+		if rate != nil {
+			return store.Settlement{}, badInput("input.rate", "the settlement is already in %s", to)
+		}
+		return st, nil
+	}
+	c := store.SettledConversion{}
+	if rate != nil {
+		if c.Rate, err = inputRate("input.rate", *rate); err != nil {
+			return store.Settlement{}, err
+		}
+		c.Source, c.Date = store.RateSourceManual, r.now().UTC().Format(time.DateOnly)
+	} else {
+		rt, err := r.dayRate(ctx, paid, to)
+		if err != nil {
+			return store.Settlement{}, err
+		}
+		c.Rate, c.Source, c.Date = rt.Value, rt.Source, rt.Date
+	}
+	c.Amount = money.Convert(st.Amount, c.Rate, to)
+	if err := money.ValidatePositive(c.Amount); err != nil {
+		return store.Settlement{}, badInput("input.amount", "%s %s at %s is %s %s: %v", st.Amount, paid, c.Rate, c.Amount, to, err)
+	}
+	st.Settles = &c
+	return st, nil
+}

@@ -53,3 +53,45 @@ func (r *expenseResolver) RateDate(ctx context.Context, obj *store.Expense) (*st
 	}
 	return &obj.Conversion.Date, nil
 }
+
+// SettlesCurrency is the resolver for the settlesCurrency field.
+func (r *settlementResolver) SettlesCurrency(ctx context.Context, obj *store.Settlement) (*string, error) {
+	if obj.Settles == nil {
+		return nil, nil
+	}
+	code := obj.Settles.Amount.Currency().Code()
+	return &code, nil
+}
+
+// SettledAmount is the resolver for the settledAmount field.
+func (r *settlementResolver) SettledAmount(ctx context.Context, obj *store.Settlement) (*money.Decimal, error) {
+	if obj.Settles == nil {
+		return nil, nil
+	}
+	d := obj.Settles.Amount.Decimal()
+	return &d, nil
+}
+
+// Rate is the resolver for the rate field.
+func (r *settlementResolver) Rate(ctx context.Context, obj *store.Settlement) (*money.Decimal, error) {
+	if obj.Settles == nil {
+		return nil, nil
+	}
+	return &obj.Settles.Rate, nil
+}
+
+// RateSource is the resolver for the rateSource field.
+func (r *settlementResolver) RateSource(ctx context.Context, obj *store.Settlement) (*string, error) {
+	if obj.Settles == nil {
+		return nil, nil
+	}
+	return &obj.Settles.Source, nil
+}
+
+// RateDate is the resolver for the rateDate field.
+func (r *settlementResolver) RateDate(ctx context.Context, obj *store.Settlement) (*string, error) {
+	if obj.Settles == nil {
+		return nil, nil
+	}
+	return &obj.Settles.Date, nil
+}

@@ -80,7 +80,7 @@ func (r *groupResolver) Balances(ctx context.Context, obj *store.Group) ([]model
 
 // Debts settles every currency's balances: with the fewest transfers, or
 // pairwise as the expenses and settlements left them.
-func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *bool) ([]model.Debt, error) {
+func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *bool, in *string) ([]model.Debt, error) {
 	gb, err := balancesOf(ctx, obj.ID)
 	if err != nil {
 		return nil, err
@@ -98,6 +98,9 @@ func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *b
 		for _, t := range transfers {
 			out = append(out, model.Debt{GroupID: obj.ID, FromID: t.From, ToID: t.To, Amount: t.Amount})
 		}
+	}
+	if in != nil {
+		return r.debtsIn(ctx, out, *in)
 	}
 	return out, nil
 }

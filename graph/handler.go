@@ -139,7 +139,7 @@ func listCosts(c *generated.ComplexityRoot, currencies int) {
 	c.Expense.Splits, c.Expense.Payers = times(10), times(10)
 	// One balance per member and currency; at most one debt per member and currency.
 	c.Group.Balances = times(typicalBalances)
-	c.Group.Debts = func(child int, _ *bool) int { return 1 + child*typicalBalances }
+	c.Group.Debts = func(child int, _ *bool, _ *string) int { return 1 + child*typicalBalances }
 	c.Member.Balances = times(currencies)
 	// A user's totals: one per currency across their groups.
 	c.UserSummary.Totals = times(2 * currencies)

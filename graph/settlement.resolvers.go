@@ -82,6 +82,9 @@ func (r *mutationResolver) CreateSettlement(ctx context.Context, input model.Cre
 	if hash != nil {
 		st.TxHash = *hash
 	}
+	if st, err = r.settledIn(ctx, st, input.SettlesCurrency, input.Rate); err != nil {
+		return nil, err
+	}
 	created, err := r.Store.CreateSettlement(ctx, st, key)
 	if errors.Is(err, store.ErrTooManyCurrencies) {
 		return nil, currencyLimit(err)

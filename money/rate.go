@@ -168,3 +168,20 @@ func Convert(a Amount, rate Decimal, to Currency) Amount {
 func (d Decimal) Rat() *big.Rat {
 	return new(big.Rat).SetFrac(d.c(), pow10(int(d.scale)))
 }
+
+// ConvertBack is the amount of to that rate converts into a: a ÷ rate,
+// rounded half to even to to's minor units, where rate is the price of one
+// unit of to in a's currency. Convert(ConvertBack(a, rate, to), rate,
+// a.Currency()) gives a back exactly whenever rate × half a minor unit of to
+// is less than half a minor unit of a (1 TON at 6.8764 EUR: always).
+func ConvertBack(a Amount, rate Decimal, to Currency) Amount {
+	// minor_to = minor_a × 10^(digits_to + scale) / (10^digits_a × coef)
+	num := new(big.Int).Mul(a.m(), pow10(to.digits+int(rate.scale)))
+	den := new(big.Int).Mul(pow10(a.cur.digits), rate.c())
+	neg := num.Sign() < 0
+	q := roundHalfEven(num.Abs(num), den)
+	if neg {
+		q.Neg(q)
+	}
+	return Amount{minor: q, cur: to}
+}

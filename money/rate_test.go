@@ -151,3 +151,53 @@ func FuzzConvert(f *testing.F) {
 		require.Equal(t, 0, Convert(a.Neg(), rate, target).Cmp(got.Neg()))
 	})
 }
+
+func TestConvertBack(t *testing.T) {
+	eur, ton, usd, jpy := MustCurrency("EUR"), MustCurrency("TON"), MustCurrency("USD"), MustCurrency("JPY")
+	for _, tc := range []struct {
+		amount string
+		cur    Currency
+		rate   string
+		to     Currency
+		want   string
+	}{
+		{"100.00", eur, "6.8764", ton, "14.542493165"},
+		{"48.60", eur, "0.9", usd, "54.00"},
+		{"0.01", eur, "6.8764", ton, "0.001454249"},
+		{"1000", jpy, "171.94", eur, "5.82"},
+	} {
+		a, err := ParseAmount(tc.amount, tc.cur)
+		require.NoError(t, err)
+		r, err := ParseRate(tc.rate)
+		require.NoError(t, err)
+		back := ConvertBack(a, r, tc.to)
+		assert.Equal(t, tc.want, back.String())
+	}
+}
+
+func FuzzConvertBack(f *testing.F) {
+	f.Add(int64(10000), int64(68764), int32(4))
+	f.Add(int64(1), int64(1), int32(0))
+	f.Add(int64(99999999), int64(123456789012), int32(11))
+	f.Fuzz(func(t *testing.T, minor, coef int64, scale int32) {
+		if coef <= 0 || scale < 0 || scale > 20 {
+			return
+		}
+		rate := NewDecimal(coef, scale)
+		if CheckRate(rate) != nil {
+			return
+		}
+		eur, ton := MustCurrency("EUR"), MustCurrency("TON")
+		a := NewAmount(minor, eur)
+		back := ConvertBack(a, rate, ton)
+		// Within half a nanoton of the exact quotient.
+		exact := new(big.Rat).Quo(new(big.Rat).SetFrac(a.Minor(), pow10(2)), rate.Rat())
+		exact.Mul(exact, new(big.Rat).SetInt(pow10(9)))
+		diff := new(big.Rat).Sub(new(big.Rat).SetInt(back.Minor()), exact)
+		require.LessOrEqual(t, diff.Abs(diff).Cmp(big.NewRat(1, 2)), 0)
+		// While a nanoton is worth less than a cent, the round trip is exact.
+		if rate.Cmp(NewDecimal(1, -7)) < 0 {
+			require.Equal(t, 0, Convert(back, rate, eur).Cmp(a), "%s EUR → %s TON at %s", a, back, rate)
+		}
+	})
+}

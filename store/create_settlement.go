@@ -47,7 +47,7 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		parties := []string{st.FromUserID, st.ToUserID}
 		if completed {
-			l.changeBalances(parties, st.Amount.Currency(), s.maxCurrencies)
+			l.changeBalances(parties, st.Settled().Currency(), s.maxCurrencies)
 		} else {
 			l.requireMembers(parties)
 		}
@@ -57,7 +57,7 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	case idem >= 0 && condFailedAt(err, idem):
 		return s.replaySettlement(ctx, st, idempotencyKey)
 	case condFailedAt(err, 0):
-		return Settlement{}, s.ledgerRefusal(err, 0, st.Amount.Currency(),
+		return Settlement{}, s.ledgerRefusal(err, 0, st.Settled().Currency(),
 			notFoundf("group %s or one of the two members", st.GroupID))
 	case err != nil:
 		return Settlement{}, fmt.Errorf("create settlement: %w", err)
@@ -87,10 +87,10 @@ func (s *Store) replaySettlement(ctx context.Context, st Settlement, key string)
 
 // fingerprint identifies what the settlement says, apart from its id, time and later changes.
 func (st *Settlement) fingerprint() string {
-	return fingerprint(st.GroupID, st.FromUserID, st.ToUserID, st.Amount.String(), st.Amount.Currency().Code(), st.TxHash, string(st.Status))
+	return fingerprint(st.GroupID, st.FromUserID, st.ToUserID, st.Amount.String(), st.Amount.Currency().Code(), st.TxHash, string(st.Status), settledPart(st.Settles))
 }
 
 // delta is what completing the settlement does to the group's balances.
 func (st *Settlement) delta() ledger.Delta {
-	return ledger.SettlementDelta(st.Amount.Currency(), st.FromUserID, st.ToUserID, st.Amount)
+	return ledger.SettlementDelta(st.Settled().Currency(), st.FromUserID, st.ToUserID, st.Settled())
 }

@@ -78,7 +78,7 @@ func (s *Store) recompute(ctx context.Context, groupID string) (Recomputation, e
 	}
 	err = eachPage(ctx, func(a PageArgs) (Page[Settlement], error) { return s.ListSettlements(ctx, groupID, a) }, func(st *Settlement) {
 		if st.Status == SettlementCompleted {
-			book(st.Amount.Currency()).Apply(st.delta())
+			book(st.Settled().Currency()).Apply(st.delta())
 		}
 	})
 	return r, err

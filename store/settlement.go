@@ -48,6 +48,8 @@ type Settlement struct {
 	// placeholder on the placeholder's behalf. Empty until it completes, and
 	// on settlements completed before it was kept.
 	ConfirmedBy string
+	// Settles is set when the settlement settles a balance in another currency.
+	Settles *SettledConversion
 }
 
 // Currency is the currency of the settlement's amount.
@@ -80,6 +82,7 @@ type settlementRecord struct {
 	ConfirmedBy  string                `dynamodbav:"confirmedBy,omitempty"`
 	// FormatVersion is absent on settlements written before it (format 1).
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
+	settledRecord
 }
 
 func (st *Settlement) record() settlementRecord {
@@ -95,7 +98,7 @@ func (st *Settlement) record() settlementRecord {
 		ToUserID: st.ToUserID, ToUserName: st.ToUserName,
 		Amount: amountNumber(st.Amount), Currency: st.Amount.Currency().Code(),
 		TxHash: st.TxHash, Status: string(st.Status), CreatedAt: ts, CreatedBy: st.CreatedBy,
-		ConfirmedBy: st.ConfirmedBy, FormatVersion: formatCurrent,
+		ConfirmedBy: st.ConfirmedBy, FormatVersion: formatCurrent, settledRecord: settledRecordOf(st.Settles),
 	}
 	if st.CompletedAt != nil {
 		r.CompletedAt = formatTime(*st.CompletedAt)
@@ -118,6 +121,9 @@ func (r *settlementRecord) settlement() (Settlement, error) {
 		ToUserID: r.ToUserID, ToUserName: r.ToUserName,
 		Amount: amount, TxHash: r.TxHash, Status: SettlementStatus(r.Status), CreatedAt: created,
 		CreatedBy: r.CreatedBy, ConfirmedBy: r.ConfirmedBy,
+	}
+	if st.Settles, err = r.settles(); err != nil {
+		return Settlement{}, fmt.Errorf("settlement %s: %w", r.ID, err)
 	}
 	if r.CompletedAt != "" {
 		t, err := parseTime(r.CompletedAt)

@@ -108,7 +108,7 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 	ev := settlementEvent(settlementEventType(updated.Status, st.Status), &updated, actor, s.stamp(), SettlementChanges(&st, &updated))
 	err := s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		if completes {
-			l.changeBalances([]string{st.FromUserID, st.ToUserID}, st.Amount.Currency(), s.maxCurrencies)
+			l.changeBalances([]string{st.FromUserID, st.ToUserID}, st.Settled().Currency(), s.maxCurrencies)
 		}
 		if onBehalf {
 			l.requireMembers([]string{actor})
@@ -121,7 +121,7 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 	case condFailedAt(err, 1):
 		return Settlement{}, conflictf("the settlement changed meanwhile; it is no longer %s", st.Status)
 	case condFailedAt(err, 0) && completes:
-		return Settlement{}, s.ledgerRefusal(err, 0, st.Amount.Currency(),
+		return Settlement{}, s.ledgerRefusal(err, 0, st.Settled().Currency(),
 			conflictf("one of the two members has left the group, so the settlement cannot complete"))
 	case condFailedAt(err, 0):
 		return Settlement{}, notFoundf("group %s", st.GroupID)

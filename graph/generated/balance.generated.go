@@ -360,6 +360,38 @@ func (ec *executionContext) fieldContext_Debt_currency(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Debt_parts(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Debt_parts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Parts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.DebtPart) graphql.Marshaler {
+			return ec.marshalODebtPart2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐDebtPartᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Debt_parts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Debt",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DebtPart(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -579,6 +611,11 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 		case "currency":
 			out.Values[i] = ec._Debt_currency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parts":
+			out.Values[i] = ec._Debt_parts(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:

@@ -27,7 +27,7 @@ type GroupResolver interface {
 	Expenses(ctx context.Context, obj *store.Group, first *int, after *string) (*model.ExpenseConnection, error)
 	Settlements(ctx context.Context, obj *store.Group, first *int, after *string) (*model.SettlementConnection, error)
 	Balances(ctx context.Context, obj *store.Group) ([]model.Balance, error)
-	Debts(ctx context.Context, obj *store.Group, simplify *bool) ([]model.Debt, error)
+	Debts(ctx context.Context, obj *store.Group, simplify *bool, in *string) ([]model.Debt, error)
 	Activity(ctx context.Context, obj *store.Group, first *int, after *string) (*model.GroupActivityConnection, error)
 	HistoryHead(ctx context.Context, obj *store.Group) (*string, error)
 	Invites(ctx context.Context, obj *store.Group) ([]model.Invite, error)
@@ -95,6 +95,14 @@ func (ec *executionContext) field_Group_debts_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["simplify"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "in",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["in"] = arg1
 	return args, nil
 }
 
@@ -584,7 +592,7 @@ func (ec *executionContext) _Group_debts(ctx context.Context, field graphql.Coll
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Group().Debts(ctx, obj, fc.Args["simplify"].(*bool))
+			return ec.Resolvers.Group().Debts(ctx, obj, fc.Args["simplify"].(*bool), fc.Args["in"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []model.Debt) graphql.Marshaler {

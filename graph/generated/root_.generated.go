@@ -91,7 +91,17 @@ type ComplexityRoot struct {
 		Currency func(childComplexity int) int
 		From     func(childComplexity int) int
 		ID       func(childComplexity int) int
+		Parts    func(childComplexity int) int
 		To       func(childComplexity int) int
+	}
+
+	DebtPart struct {
+		Amount     func(childComplexity int) int
+		Converted  func(childComplexity int) int
+		Currency   func(childComplexity int) int
+		Rate       func(childComplexity int) int
+		RateDate   func(childComplexity int) int
+		RateSource func(childComplexity int) int
 	}
 
 	Expense struct {
@@ -151,7 +161,7 @@ type ComplexityRoot struct {
 		ChatID                 func(childComplexity int) int
 		CreatedAt              func(childComplexity int) int
 		Currency               func(childComplexity int) int
-		Debts                  func(childComplexity int, simplify *bool) int
+		Debts                  func(childComplexity int, simplify *bool, in *string) int
 		Expenses               func(childComplexity int, first *int, after *string) int
 		HistoryHead            func(childComplexity int) int
 		ID                     func(childComplexity int) int
@@ -296,17 +306,22 @@ type ComplexityRoot struct {
 	}
 
 	Settlement struct {
-		Amount      func(childComplexity int) int
-		CompletedAt func(childComplexity int) int
-		ConfirmedBy func(childComplexity int) int
-		CreatedAt   func(childComplexity int) int
-		Currency    func(childComplexity int) int
-		From        func(childComplexity int) int
-		Group       func(childComplexity int) int
-		ID          func(childComplexity int) int
-		Status      func(childComplexity int) int
-		To          func(childComplexity int) int
-		TxHash      func(childComplexity int) int
+		Amount          func(childComplexity int) int
+		CompletedAt     func(childComplexity int) int
+		ConfirmedBy     func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		Currency        func(childComplexity int) int
+		From            func(childComplexity int) int
+		Group           func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Rate            func(childComplexity int) int
+		RateDate        func(childComplexity int) int
+		RateSource      func(childComplexity int) int
+		SettledAmount   func(childComplexity int) int
+		SettlesCurrency func(childComplexity int) int
+		Status          func(childComplexity int) int
+		To              func(childComplexity int) int
+		TxHash          func(childComplexity int) int
 	}
 
 	SettlementConnection struct {
@@ -573,12 +588,55 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Debt.ID(childComplexity), true
+	case "Debt.parts":
+		if e.ComplexityRoot.Debt.Parts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Debt.Parts(childComplexity), true
 	case "Debt.to":
 		if e.ComplexityRoot.Debt.To == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Debt.To(childComplexity), true
+
+	case "DebtPart.amount":
+		if e.ComplexityRoot.DebtPart.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtPart.Amount(childComplexity), true
+	case "DebtPart.converted":
+		if e.ComplexityRoot.DebtPart.Converted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtPart.Converted(childComplexity), true
+	case "DebtPart.currency":
+		if e.ComplexityRoot.DebtPart.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtPart.Currency(childComplexity), true
+	case "DebtPart.rate":
+		if e.ComplexityRoot.DebtPart.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtPart.Rate(childComplexity), true
+	case "DebtPart.rateDate":
+		if e.ComplexityRoot.DebtPart.RateDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtPart.RateDate(childComplexity), true
+	case "DebtPart.rateSource":
+		if e.ComplexityRoot.DebtPart.RateSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DebtPart.RateSource(childComplexity), true
 
 	case "Expense.amount":
 		if e.ComplexityRoot.Expense.Amount == nil {
@@ -851,7 +909,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Group.Debts(childComplexity, args["simplify"].(*bool)), true
+		return e.ComplexityRoot.Group.Debts(childComplexity, args["simplify"].(*bool), args["in"].(*string)), true
 	case "Group.expenses":
 		if e.ComplexityRoot.Group.Expenses == nil {
 			break
@@ -1623,6 +1681,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Settlement.ID(childComplexity), true
+	case "Settlement.rate":
+		if e.ComplexityRoot.Settlement.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.Rate(childComplexity), true
+	case "Settlement.rateDate":
+		if e.ComplexityRoot.Settlement.RateDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.RateDate(childComplexity), true
+	case "Settlement.rateSource":
+		if e.ComplexityRoot.Settlement.RateSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.RateSource(childComplexity), true
+	case "Settlement.settledAmount":
+		if e.ComplexityRoot.Settlement.SettledAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.SettledAmount(childComplexity), true
+	case "Settlement.settlesCurrency":
+		if e.ComplexityRoot.Settlement.SettlesCurrency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.SettlesCurrency(childComplexity), true
 	case "Settlement.status":
 		if e.ComplexityRoot.Settlement.Status == nil {
 			break
@@ -2370,6 +2458,75 @@ extend input UpdateExpenseInput {
   """
   rate: Decimal
 }
+
+extend type Debt {
+  """
+  With ` + "`" + `debts(in:)` + "`" + `, what the debt settles in each currency, in the order of
+  the group's books, with the rate used; ` + "`" + `amount` + "`" + ` is their converted total in
+  ` + "`" + `currency` + "`" + `. Null without ` + "`" + `in` + "`" + `.
+  """
+  parts: [DebtPart!]
+}
+
+"The part of a debt in one currency, expressed in the currency asked for with ` + "`" + `debts(in:)` + "`" + `."
+type DebtPart {
+  "The currency of the balance this part settles."
+  currency: String!
+  "What it settles, in that currency: the simplified debt of the pair in it."
+  amount: Decimal!
+  """
+  The price of one unit of the asked currency in ` + "`" + `currency` + "`" + ` (1 TON in EUR), at
+  most 12 significant digits; ` + "`" + `1` + "`" + ` when they are the same. Record it as the
+  settlement's ` + "`" + `rate` + "`" + `, with ` + "`" + `settlesCurrency: currency` + "`" + `, to settle this part.
+  """
+  rate: Decimal!
+  "Where the rate came from (` + "`" + `ECB` + "`" + `, ` + "`" + `CoinGecko` + "`" + `, …); null when the currencies are the same."
+  rateSource: String
+  "The provider's day of the rate, YYYY-MM-DD; null when the currencies are the same."
+  rateDate: String
+  """
+  This part in the asked currency: ` + "`" + `amount` + "`" + ` ÷ ` + "`" + `rate` + "`" + `, rounded half to even to
+  its minor units, so that it × ` + "`" + `rate` + "`" + `, rounded to ` + "`" + `currency` + "`" + `'s minor units,
+  gives back ` + "`" + `amount` + "`" + ` (exactly, whenever one minor unit of the asked currency is
+  worth less than one of ` + "`" + `currency` + "`" + `, as for TON).
+  """
+  converted: Decimal!
+}
+
+extend type Settlement {
+  """
+  The currency of the balance it settles, when that is not the currency it is
+  paid in (` + "`" + `settlesCurrency` + "`" + `); null otherwise.
+  """
+  settlesCurrency: String
+  """
+  What it settles, in ` + "`" + `settlesCurrency` + "`" + `: ` + "`" + `amount` + "`" + ` × ` + "`" + `rate` + "`" + `, rounded half to
+  even; completing it moves the balances in ` + "`" + `settlesCurrency` + "`" + ` by exactly this.
+  Null when it settles a balance in its own currency.
+  """
+  settledAmount: Decimal
+  "The price of one unit of ` + "`" + `currency` + "`" + ` in ` + "`" + `settlesCurrency` + "`" + `; null when not converted."
+  rate: Decimal
+  "Where the rate came from (` + "`" + `manual` + "`" + `, ` + "`" + `ECB` + "`" + `, ` + "`" + `CoinGecko` + "`" + `, …); null when not converted."
+  rateSource: String
+  "The provider's day of the rate, or the day a manual rate was given (YYYY-MM-DD); null when not converted."
+  rateDate: String
+}
+
+extend input CreateSettlementInput {
+  """
+  The currency of the balance this payment settles, when it is paid in
+  another (` + "`" + `currency` + "`" + `, such as TON, settling a EUR debt). Completing it moves
+  the balances in this currency by ` + "`" + `amount` + "`" + ` × ` + "`" + `rate` + "`" + `.
+  """
+  settlesCurrency: String
+  """
+  The price of one unit of ` + "`" + `currency` + "`" + ` in ` + "`" + `settlesCurrency` + "`" + ` (a debt part's
+  ` + "`" + `rate` + "`" + ` from ` + "`" + `debts(in:)` + "`" + `); by default the day's rate. Only with
+  ` + "`" + `settlesCurrency` + "`" + `.
+  """
+  rate: Decimal
+}
 `, BuiltIn: false},
 	{Name: "../../schema/expense.graphqls", Input: `# Expenses: who paid, for whom, and how they divide.
 
@@ -2671,6 +2828,13 @@ type Group implements Node {
     between them.
     """
     simplify: Boolean = true
+    """
+    Express the debts in this currency (typically TON) at the day's rates: each
+    debt is then one transfer per pair of members, its ` + "`" + `parts` + "`" + ` naming the
+    balance in each currency it settles and the rate used. The balances
+    themselves stay per currency. RATE_UNAVAILABLE when a rate cannot be had.
+    """
+    in: String
   ): [Debt!]!
 
   "Everything that happened in the group, newest first: every change to it, its members, expenses, settlements and invites."
@@ -3555,8 +3719,28 @@ func (ec *executionContext) childFields_Debt(ctx context.Context, field graphql.
 		return ec.fieldContext_Debt_amount(ctx, field)
 	case "currency":
 		return ec.fieldContext_Debt_currency(ctx, field)
+	case "parts":
+		return ec.fieldContext_Debt_parts(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Debt", field.Name)
+}
+
+func (ec *executionContext) childFields_DebtPart(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "currency":
+		return ec.fieldContext_DebtPart_currency(ctx, field)
+	case "amount":
+		return ec.fieldContext_DebtPart_amount(ctx, field)
+	case "rate":
+		return ec.fieldContext_DebtPart_rate(ctx, field)
+	case "rateSource":
+		return ec.fieldContext_DebtPart_rateSource(ctx, field)
+	case "rateDate":
+		return ec.fieldContext_DebtPart_rateDate(ctx, field)
+	case "converted":
+		return ec.fieldContext_DebtPart_converted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DebtPart", field.Name)
 }
 
 func (ec *executionContext) childFields_Expense(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3927,6 +4111,16 @@ func (ec *executionContext) childFields_Settlement(ctx context.Context, field gr
 		return ec.fieldContext_Settlement_completedAt(ctx, field)
 	case "confirmedBy":
 		return ec.fieldContext_Settlement_confirmedBy(ctx, field)
+	case "settlesCurrency":
+		return ec.fieldContext_Settlement_settlesCurrency(ctx, field)
+	case "settledAmount":
+		return ec.fieldContext_Settlement_settledAmount(ctx, field)
+	case "rate":
+		return ec.fieldContext_Settlement_rate(ctx, field)
+	case "rateSource":
+		return ec.fieldContext_Settlement_rateSource(ctx, field)
+	case "rateDate":
+		return ec.fieldContext_Settlement_rateDate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Settlement", field.Name)
 }

@@ -24,12 +24,19 @@ type Debt struct {
 	FromID  string
 	ToID    string
 	Amount  money.Amount
+	// Parts is set by debts(in:): the debt in each currency it settles.
+	Parts []DebtPart
 }
 
 // ID is the debt's id, "<groupId>:<fromId>:<toId>:<currency>". A method
 // rather than a resolver: the executor computes it in line.
 func (d *Debt) ID() string {
-	return d.GroupID + ":" + d.FromID + ":" + d.ToID + ":" + d.Amount.Currency().Code()
+	id := d.GroupID + ":" + d.FromID + ":" + d.ToID + ":" + d.Amount.Currency().Code()
+	if d.Parts != nil {
+		// A converted view is another object than the debt in that currency.
+		id += ":in"
+	}
+	return id
 }
 
 // Currency is the currency of the debt.

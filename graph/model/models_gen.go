@@ -124,6 +124,14 @@ type CreateSettlementInput struct {
 	Status *store.SettlementStatus `json:"status,omitempty"`
 	// Like CreateExpenseInput.idempotencyKey: a retried request returns the first settlement.
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+	// The currency of the balance this payment settles, when it is paid in
+	// another (`currency`, such as TON, settling a EUR debt). Completing it moves
+	// the balances in this currency by `amount` × `rate`.
+	SettlesCurrency *string `json:"settlesCurrency,omitempty"`
+	// The price of one unit of `currency` in `settlesCurrency` (a debt part's
+	// `rate` from `debts(in:)`); by default the day's rate. Only with
+	// `settlesCurrency`.
+	Rate *money.Decimal `json:"rate,omitempty"`
 }
 
 // A page of expenses.
