@@ -41,6 +41,17 @@ func (r *Resolver) dayRate(ctx context.Context, from, to money.Currency) (rates.
 	return rt, nil
 }
 
+// rateFor is the rate to record for a conversion from → to: the one given
+// (input.rate), dated today, or else the day's rate from the providers.
+func (r *Resolver) rateFor(ctx context.Context, from, to money.Currency, given *money.Decimal) (store.RecordedRate, error) {
+	if given != nil {
+		d, err := inputRate("input.rate", *given)
+		return store.RecordedRate{Rate: d, Source: store.RateSourceManual, Date: r.now().UTC().Format(time.DateOnly)}, err
+	}
+	rt, err := r.dayRate(ctx, from, to)
+	return store.RecordedRate{Rate: rt.Value, Source: rt.Source, Date: rt.Date}, err
+}
+
 // inputRate reads a rate given by hand.
 func inputRate(field string, d money.Decimal) (money.Decimal, error) {
 	if err := money.CheckRate(d); err != nil {
@@ -80,20 +91,10 @@ func (r *Resolver) converted(ctx context.Context, e store.Expense, convertTo *st
 		return e, nil
 	}
 	conv := store.Conversion{Original: e.Amount}
-	switch {
-	case rate != nil:
-		if conv.Rate, err = inputRate("input.rate", *rate); err != nil {
-			return store.Expense{}, err
-		}
-		conv.Source, conv.Date = store.RateSourceManual, r.now().UTC().Format(time.DateOnly)
-	case keep != nil:
-		conv.Rate, conv.Source, conv.Date = keep.Rate, keep.Source, keep.Date
-	default:
-		rt, err := r.dayRate(ctx, from, to)
-		if err != nil {
-			return store.Expense{}, err
-		}
-		conv.Rate, conv.Source, conv.Date = rt.Value, rt.Source, rt.Date
+	if keep != nil {
+		conv.RecordedRate = keep.RecordedRate
+	} else if conv.RecordedRate, err = r.rateFor(ctx, from, to, rate); err != nil {
+		return store.Expense{}, err
 	}
 	total := money.Convert(e.Amount, conv.Rate, to)
 	if err := money.ValidatePositive(total); err != nil {
@@ -247,17 +248,8 @@ func (r *Resolver) settledIn(ctx context.Context, st store.Settlement, settlesCu
 		return st, nil
 	}
 	c := store.SettledConversion{}
-	if rate != nil {
-		if c.Rate, err = inputRate("input.rate", *rate); err != nil {
-			return store.Settlement{}, err
-		}
-		c.Source, c.Date = store.RateSourceManual, r.now().UTC().Format(time.DateOnly)
-	} else {
-		rt, err := r.dayRate(ctx, paid, to)
-		if err != nil {
-			return store.Settlement{}, err
-		}
-		c.Rate, c.Source, c.Date = rt.Value, rt.Source, rt.Date
+	if c.RecordedRate, err = r.rateFor(ctx, paid, to, rate); err != nil {
+		return store.Settlement{}, err
 	}
 	c.Amount = money.Convert(st.Amount, c.Rate, to)
 	if err := money.ValidatePositive(c.Amount); err != nil {

@@ -7,13 +7,11 @@ import (
 	"github.com/fracti/api/money"
 )
 
-// Conversion is how an expense entered in one currency was recorded in
-// another: its amount as entered and the rate that gave the recorded amount
-// (money.Convert(Original, Rate, recorded currency) is the expense's amount).
-type Conversion struct {
-	// Original is the amount as entered, in the original currency.
-	Original money.Amount
-	// Rate is the price of one unit of the original currency in the recorded one.
+// RecordedRate is a rate as an expense or a settlement records it, so that
+// its conversion can always be redone by hand.
+type RecordedRate struct {
+	// Rate is the price of one unit of the currency converted from in the
+	// currency converted to.
 	Rate money.Decimal
 	// Source is where the rate came from: "manual" when given by hand, else
 	// the provider ("ECB", "CoinGecko", "CoinGecko+ECB").
@@ -23,18 +21,55 @@ type Conversion struct {
 	Date string
 }
 
+// Conversion is how an expense entered in one currency was recorded in
+// another: its amount as entered and the rate that gave the recorded amount
+// (money.Convert(Original, Rate, recorded currency) is the expense's amount).
+type Conversion struct {
+	// Original is the amount as entered, in the original currency.
+	Original money.Amount
+	RecordedRate
+}
+
 // RateSourceManual is the Source of a rate the client gave.
 const RateSourceManual = "manual"
+
+// rateAttrs are a recorded rate's attributes on an item. The rate is a
+// string so that it is read back exactly as it was recorded.
+type rateAttrs struct {
+	Rate       string `dynamodbav:"rate,omitempty"`
+	RateSource string `dynamodbav:"rateSource,omitempty"`
+	RateDate   string `dynamodbav:"rateDate,omitempty"`
+}
+
+func rateAttrsOf(r RecordedRate) rateAttrs {
+	return rateAttrs{Rate: r.Rate.String(), RateSource: r.Source, RateDate: r.Date}
+}
+
+// rated reads the amount stored beside a rate, with the rate.
+func (r rateAttrs) rated(n attributevalue.Number, currency, what string) (money.Amount, RecordedRate, error) {
+	a, err := readAmount(n, currency)
+	if err != nil {
+		return money.Amount{}, RecordedRate{}, fmt.Errorf("%s: %w", what, err)
+	}
+	rate, err := money.ParseDecimal(r.Rate)
+	if err != nil {
+		return money.Amount{}, RecordedRate{}, fmt.Errorf("rate: %w", err)
+	}
+	return a, RecordedRate{Rate: rate, Source: r.RateSource, Date: r.RateDate}, nil
+}
+
+// ratedPart is an amount with its recorded rate in a fingerprint: a retry
+// converts at the same rate, so the rate is part of what the request said.
+func ratedPart(a money.Amount, r RecordedRate) string {
+	return fingerprint(a.String(), a.Currency().Code(), r.Rate.String(), r.Source, r.Date)
+}
 
 // conversionRecord is the conversion as the expense item stores it:
 // attributes beside the amount, absent on expenses that were not converted.
 type conversionRecord struct {
 	OriginalAmount   *attributevalue.Number `dynamodbav:"originalAmount,omitempty"`
 	OriginalCurrency string                 `dynamodbav:"originalCurrency,omitempty"`
-	// Rate is a string so that it is read back exactly as it was recorded.
-	Rate       string `dynamodbav:"rate,omitempty"`
-	RateSource string `dynamodbav:"rateSource,omitempty"`
-	RateDate   string `dynamodbav:"rateDate,omitempty"`
+	rateAttrs
 }
 
 func conversionRecordOf(c *Conversion) conversionRecord {
@@ -42,10 +77,7 @@ func conversionRecordOf(c *Conversion) conversionRecord {
 		return conversionRecord{}
 	}
 	n := amountNumber(c.Original)
-	return conversionRecord{
-		OriginalAmount: &n, OriginalCurrency: c.Original.Currency().Code(),
-		Rate: c.Rate.String(), RateSource: c.Source, RateDate: c.Date,
-	}
+	return conversionRecord{OriginalAmount: &n, OriginalCurrency: c.Original.Currency().Code(), rateAttrs: rateAttrsOf(c.RecordedRate)}
 }
 
 // conversion reads the conversion back, nil when the expense was not converted.
@@ -53,24 +85,19 @@ func (r conversionRecord) conversion() (*Conversion, error) {
 	if r.OriginalAmount == nil {
 		return nil, nil
 	}
-	a, err := readAmount(*r.OriginalAmount, r.OriginalCurrency)
+	a, rate, err := r.rated(*r.OriginalAmount, r.OriginalCurrency, "originalAmount")
 	if err != nil {
-		return nil, fmt.Errorf("originalAmount: %w", err)
+		return nil, err
 	}
-	rate, err := money.ParseDecimal(r.Rate)
-	if err != nil {
-		return nil, fmt.Errorf("rate: %w", err)
-	}
-	return &Conversion{Original: a, Rate: rate, Source: r.RateSource, Date: r.RateDate}, nil
+	return &Conversion{Original: a, RecordedRate: rate}, nil
 }
 
-// conversionPart is the conversion in an expense's fingerprint: a retry
-// converts at the same rate, so the rate is part of what the request said.
+// conversionPart is the conversion in an expense's fingerprint.
 func conversionPart(c *Conversion) string {
 	if c == nil {
 		return "-"
 	}
-	return fingerprint(c.Original.String(), c.Original.Currency().Code(), c.Rate.String(), c.Source, c.Date)
+	return ratedPart(c.Original, c.RecordedRate)
 }
 
 // The fields a revision records for a conversion, after the others.

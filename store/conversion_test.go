@@ -21,8 +21,8 @@ func converted(g store.Group, rate string) store.Expense {
 		e.Splits[i].Amount = parts[i]
 	}
 	e.Conversion = &store.Conversion{
-		Original: money.NewAmount(5400, money.MustCurrency("USD")), Rate: dec(rate),
-		Source: "ECB", Date: "2026-11-24",
+		Original:     money.NewAmount(5400, money.MustCurrency("USD")),
+		RecordedRate: store.RecordedRate{Rate: dec(rate), Source: "ECB", Date: "2026-11-24"},
 	}
 	return e
 }

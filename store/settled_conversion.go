@@ -1,8 +1,6 @@
 package store
 
 import (
-	"fmt"
-
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/fracti/api/money"
 )
@@ -14,10 +12,8 @@ import (
 type SettledConversion struct {
 	// Amount is what it settles, in the currency of the balance it settles.
 	Amount money.Amount
-	// Rate is the price of one unit of the paid currency in Amount's currency.
-	Rate money.Decimal
-	// Source and Date are as for an expense's Conversion.
-	Source, Date string
+	// RecordedRate is the price of one unit of the paid currency in Amount's.
+	RecordedRate
 }
 
 // Settled is what the settlement moves in balances when it completes: its
@@ -34,9 +30,7 @@ func (st *Settlement) Settled() money.Amount {
 type settledRecord struct {
 	SettledAmount   *attributevalue.Number `dynamodbav:"settledAmount,omitempty"`
 	SettlesCurrency string                 `dynamodbav:"settlesCurrency,omitempty"`
-	Rate            string                 `dynamodbav:"rate,omitempty"`
-	RateSource      string                 `dynamodbav:"rateSource,omitempty"`
-	RateDate        string                 `dynamodbav:"rateDate,omitempty"`
+	rateAttrs
 }
 
 func settledRecordOf(c *SettledConversion) settledRecord {
@@ -44,22 +38,18 @@ func settledRecordOf(c *SettledConversion) settledRecord {
 		return settledRecord{}
 	}
 	n := amountNumber(c.Amount)
-	return settledRecord{SettledAmount: &n, SettlesCurrency: c.Amount.Currency().Code(), Rate: c.Rate.String(), RateSource: c.Source, RateDate: c.Date}
+	return settledRecord{SettledAmount: &n, SettlesCurrency: c.Amount.Currency().Code(), rateAttrs: rateAttrsOf(c.RecordedRate)}
 }
 
 func (r settledRecord) settles() (*SettledConversion, error) {
 	if r.SettledAmount == nil {
 		return nil, nil
 	}
-	a, err := readAmount(*r.SettledAmount, r.SettlesCurrency)
+	a, rate, err := r.rated(*r.SettledAmount, r.SettlesCurrency, "settledAmount")
 	if err != nil {
-		return nil, fmt.Errorf("settledAmount: %w", err)
+		return nil, err
 	}
-	rate, err := money.ParseDecimal(r.Rate)
-	if err != nil {
-		return nil, fmt.Errorf("rate: %w", err)
-	}
-	return &SettledConversion{Amount: a, Rate: rate, Source: r.RateSource, Date: r.RateDate}, nil
+	return &SettledConversion{Amount: a, RecordedRate: rate}, nil
 }
 
 // settledPart is the conversion in a settlement's fingerprint.
@@ -67,5 +57,5 @@ func settledPart(c *SettledConversion) string {
 	if c == nil {
 		return "-"
 	}
-	return fingerprint(c.Amount.String(), c.Amount.Currency().Code(), c.Rate.String(), c.Source, c.Date)
+	return ratedPart(c.Amount, c.RecordedRate)
 }
