@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -43,12 +44,12 @@ func loadRatesConfig() (ratesConfig, error) {
 
 // service is the rates service over the configured providers, keeping
 // their tables in s; nil when none is configured.
-func (c ratesConfig) service(s *store.Store) *rates.Service {
+func (c ratesConfig) service(s *store.Store, log *slog.Logger) *rates.Service {
 	if c.FiatURL == "" && c.CryptoURL == "" {
 		return nil
 	}
 	client := &http.Client{Timeout: c.Timeout}
-	svc := &rates.Service{Keeper: s, Now: time.Now}
+	svc := &rates.Service{Keeper: s, Now: time.Now, Log: log}
 	if c.FiatURL != "" {
 		svc.Fiat = &ecb.Client{URL: c.FiatURL, HTTP: client}
 	}

@@ -458,7 +458,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			Live: hub, LiveLimits: cfg.LiveLimits, LiveDone: liveCtx,
 			TrustedDocuments: trusted, DisableIntrospection: !cfg.Introspection, DisableSuggestions: !cfg.FieldSuggestions,
 			Metrics: m, MetricsElsewhere: cfg.MetricsAddr != "",
-			Rates: cfg.Rates.service(s),
+			Rates: cfg.Rates.service(s, log),
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 )
@@ -39,6 +40,9 @@ type Service struct {
 	Crypto Provider
 	Keeper Keeper
 	Now    func() time.Time
+	// Log receives provider failures, which clients see only as
+	// RATE_UNAVAILABLE (nil: not logged).
+	Log *slog.Logger
 
 	mu     sync.Mutex
 	mem    map[string]*Quotes   // day + provider → kept table, read once per instance
@@ -115,6 +119,9 @@ func (s *Service) quotes(ctx context.Context, p Provider) (*Quotes, error) {
 		}
 		fetched, err := p.Fetch(ctx)
 		if err != nil {
+			if s.Log != nil {
+				s.Log.WarnContext(ctx, "rate provider failed", "provider", p.Name(), "day", day, "error", err)
+			}
 			s.mu.Lock()
 			if s.failed == nil {
 				s.failed = map[string]time.Time{}
