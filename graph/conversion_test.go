@@ -228,7 +228,7 @@ func TestConvertAtTheDaysRate(t *testing.T) {
 	r, err := other.Rate(t.Context(), "USD", "EUR")
 	require.NoError(t, err)
 	assert.Equal(t, *e.Rate, r.Value.String())
-	assert.Equal(t, int32(1), s.ecb.hits.Load(), "kept in this instance's memory: the provider was not asked again")
+	assert.Equal(t, int32(1), s.ecb.hits.Load(), "kept in the table: the provider was not asked again")
 
 	// TON: CoinGecko's price, read as text.
 	s.alice.Must(&out, convertedExpense, "in", dinner(s.group, map[string]any{"amount": "10.00", "currency": "EUR", "convertTo": "TON"}))
