@@ -350,11 +350,13 @@ func run(ctx context.Context, args []string) error {
 		return migrateCommand(ctx, cfg, args, os.Stdout)
 	case "table":
 		return tableCommand(ctx, cfg, args, os.Stdout)
+	case "rebuild-summaries":
+		return rebuildSummariesCommand(ctx, cfg, args, os.Stdout)
 	case "help", "-h", "--help":
-		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>] | migrate [--dry-run] [--segments N] [--restart] | table create|describe [--env <name>] [--tag key=value ...] [--pitr=false]]")
+		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>] | migrate [--dry-run] [--segments N] [--restart] | table create|describe [--env <name>] [--tag key=value ...] [--pitr=false] | rebuild-summaries [--group <id>]]")
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (try: serve, token create, verify, migrate, table create, table describe)", cmd)
+	return fmt.Errorf("unknown command %q (try: serve, token create, verify, migrate, table create, table describe, rebuild-summaries)", cmd)
 }
 
 // openStore connects to DynamoDB; with a local endpoint it also creates the

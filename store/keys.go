@@ -30,6 +30,12 @@ import (
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>  (expires: ttl, when it has expiresAt)
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
 //	usage counters       USER#<userId>       USAGE#<YYYY-MM-DD>               (expires: ttl)
+//	spending summary     GROUP#<groupId>     SPEND#<YYYY-MM-DD>#<currency>
+//
+// A spending summary's key leads with the day, not the currency, so that one
+// Query (SK BETWEEN SPEND#<from> AND SPEND#<to>$, spendRange) reads a range
+// of days in every currency at once, a currency asked for being filtered;
+// currency first would take one Query per currency the group uses.
 //
 // A group's ledger, its books (one per currency) and its METADATA sort
 // next to each other and nothing else sorts between them, so that one Query
@@ -106,6 +112,7 @@ const (
 	prefixInvite    = "INVITE#"
 	prefixInviteExp = "INVITE!"
 	prefixUsage     = "USAGE#"
+	prefixSpend     = "SPEND#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -249,3 +256,20 @@ func groupHeadRange() (from, to string) { return skLedger, skMetadata }
 func checkpointSK(segment, segments int) string {
 	return "SEGMENT#" + strconv.Itoa(segment) + "/" + strconv.Itoa(segments)
 }
+
+// spendSK is the key of a group's spending summary of one day (DayLayout)
+// in one currency.
+func spendSK(day, currency string) string { return prefixSpend + day + "#" + currency }
+
+// parseSpendSK reads the day and currency back out of a summary's key.
+func parseSpendSK(sk string) (day, currency string, ok bool) {
+	rest, ok := strings.CutPrefix(sk, prefixSpend)
+	if !ok {
+		return "", "", false
+	}
+	return strings.Cut(rest, "#")
+}
+
+// spendRange is the sort-key range, BETWEEN its two values, of the summaries
+// of the days from through to, in every currency: '$' sorts right after '#'.
+func spendRange(from, to string) (string, string) { return prefixSpend + from, prefixSpend + to + "$" }
