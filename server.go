@@ -83,6 +83,8 @@ type config struct {
 	// ("": /metrics on PORT).
 	Metrics     bool
 	MetricsAddr string
+	// SpendingMaxDays bounds a spending query's range (SPENDING_MAX_DAYS).
+	SpendingMaxDays int
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -159,6 +161,7 @@ func loadConfig() (config, error) {
 		{"MAX_COMPLEXITY", &c.Limits.MaxComplexity, d.MaxComplexity},
 		{"MAX_DYNAMODB_CALLS", &c.MaxCalls, httpapi.DefaultMaxDynamoDBCalls},
 		{"MAX_GROUP_CURRENCIES", &c.MaxCurrencies, store.DefaultMaxGroupCurrencies},
+		{"SPENDING_MAX_DAYS", &c.SpendingMaxDays, store.DefaultSpendingMaxDays},
 	} {
 		if *l.into, err = positiveIntEnv(l.name, l.def); err != nil {
 			return c, err
@@ -367,7 +370,7 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger, optFns ...func
 		return nil, err
 	}
 	s := store.New(db, cfg.Table, store.Options{
-		CursorSecret: cfg.CursorSecret, MaxGroupCurrencies: cfg.MaxCurrencies, LegacyGroupsClosed: cfg.LegacyGroupsClosed,
+		CursorSecret: cfg.CursorSecret, MaxGroupCurrencies: cfg.MaxCurrencies, SpendingMaxDays: cfg.SpendingMaxDays, LegacyGroupsClosed: cfg.LegacyGroupsClosed,
 		SyncRetention: cfg.SyncRetention,
 	})
 	if cfg.Endpoint != "" {
