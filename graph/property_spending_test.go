@@ -45,7 +45,9 @@ func (w *world) changeTimeZone() string {
 
 // day reads an expense's spentAt and spentOn.
 func (w *world) day(id string) (spentAt, spentOn string) {
-	var out struct{ Expense struct{ SpentAt, SpentOn string } }
+	var out struct {
+		Expense struct{ SpentAt, SpentOn string }
+	}
 	w.users[w.anyMember()].Must(&out, `query($id: ID!) { expense(id: $id) { spentAt spentOn } }`, "id", id)
 	return out.Expense.SpentAt, out.Expense.SpentOn
 }
@@ -77,7 +79,9 @@ func (w *world) checkSpending(t *testing.T) {
 
 	var out struct {
 		Group struct {
-			Expenses struct{ Nodes []struct{ Amount, Currency string } }
+			Expenses struct {
+				Nodes []struct{ Amount, Currency string }
+			}
 			Before, After []struct {
 				Currency, Total string
 				Count           int
