@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -15,7 +16,7 @@ import (
 // addSpread records n expenses in the group, one every day or so over 2025,
 // alternately in USD and EUR, paid by one of the trio and shared with
 // another, eight at a time.
-func addSpread(t *testing.T, s *store.Store, group string, n int) {
+func addSpread(t testing.TB, s *store.Store, group string, n int) {
 	t.Helper()
 	var wg sync.WaitGroup
 	work := make(chan int)
@@ -195,4 +196,25 @@ func TestSpendingInputIsChecked(t *testing.T) {
 	require.Equal(t, "UTC", created.CreateGroup.TimeZone)
 	alice.Must(&created, `mutation { createGroup(input: {title: "x", currency: "USD", timeZone: "Europe/Berlin"}) { timeZone } }`)
 	require.Equal(t, "Europe/Berlin", created.CreateGroup.TimeZone)
+}
+
+// BenchmarkGroupSpendingOverAYear reports what a year of a 300-expense
+// group's spending costs per request (make bench): the DynamoDB calls in all
+// (the group and membership read, the summaries) and the Queries of
+// summaries among them, which stay at one however many expenses there are.
+func BenchmarkGroupSpendingOverAYear(b *testing.B) {
+	api := apitest.New(b)
+	alice, bob, carol := api.User("111", "Alice"), api.User("222", "Bob"), api.User("333", "Carol")
+	group := alice.CreateGroup("Trip")
+	bob.Join(group)
+	carol.Join(group)
+	addSpread(b, api.Store, group, 300)
+	alice.Must(nil, spendingOverAYear, "g", group)
+	api.Calls.Reset()
+	b.ReportAllocs()
+	for b.Loop() {
+		alice.Must(nil, spendingOverAYear, "g", group)
+	}
+	b.ReportMetric(float64(api.Calls.Total())/float64(b.N), "dynamodb-calls/op")
+	b.ReportMetric(float64(api.Calls.ByOperation()["Query"])/float64(b.N), "summary-queries/op")
 }
