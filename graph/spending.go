@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 )
@@ -64,4 +65,17 @@ func spendingOfGroups(ctx context.Context, s *store.Store, groupIDs []string, fr
 		all = append(all, results[i]...)
 	}
 	return all, nil
+}
+
+// groupIDsOf lists the ids of the groups the user is a member of.
+func groupIDsOf(ctx context.Context, userID string) ([]string, error) {
+	memberships, err := loaders.UserGroups(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(memberships))
+	for i, m := range memberships {
+		ids[i] = m.GroupID
+	}
+	return ids, nil
 }

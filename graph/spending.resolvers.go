@@ -10,7 +10,6 @@ import (
 
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/model"
-	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
 )
 
@@ -54,13 +53,9 @@ func (r *userResolver) Spending(ctx context.Context, obj *model.User, from strin
 	if err != nil {
 		return nil, err
 	}
-	memberships, err := loaders.UserGroups(ctx, obj.ID)
+	groupIDs, err := groupIDsOf(ctx, obj.ID)
 	if err != nil {
 		return nil, err
-	}
-	groupIDs := make([]string, len(memberships))
-	for i, m := range memberships {
-		groupIDs[i] = m.GroupID
 	}
 	days, err := spendingOfGroups(ctx, r.Store, groupIDs, from, to, cur)
 	if err != nil {
