@@ -280,3 +280,38 @@ func euros(s string) money.Amount {
 	}
 	return a
 }
+
+// TestClaimMovesSpendingToTheClaimer: a placeholder's claim rewrites its
+// expenses as edits, so the summaries' paid and share figures move to the
+// user who claims it, and still equal a recomputation from the items; a
+// deleted expense it was on, restored after the claim, counts for the user.
+func TestClaimMovesSpendingToTheClaimer(t *testing.T) {
+	f := newFixture(t)
+	g := f.group("1", "2")
+	ph, err := f.AddPlaceholder(ctx, g.ID, "Carol", "1")
+	require.NoError(t, err)
+	f.expense(g, ph.UserID, "30.00", "1", ph.UserID)
+	gone, err := f.DeleteExpense(ctx, f.expense(g, "1", "8.00", ph.UserID), "1")
+	require.NoError(t, err)
+	_, _, err = f.JoinGroup(ctx, g.ID, user("3"))
+	require.NoError(t, err)
+	claimer, err := f.getMember(g.ID, "3")
+	require.NoError(t, err)
+	_, err = f.ClaimPlaceholder(ctx, g.ID, ph.UserID, claimer)
+	require.NoError(t, err)
+
+	got := f.spending(g.ID, "")
+	require.Len(t, got, 1)
+	require.Equal(t, map[string]string{"3": "30.00"}, got[0].Paid)
+	require.Equal(t, map[string]string{"1": "15.00", "3": "15.00"}, got[0].Share)
+
+	moved, err := f.getExpense(gone.ID)
+	require.NoError(t, err)
+	_, err = f.RestoreExpense(ctx, moved, g.Title, "1")
+	require.NoError(t, err)
+	got = f.spending(g.ID, "")
+	require.Equal(t, map[string]string{"1": "15.00", "3": "23.00"}, got[0].Share)
+	n, err := f.RebuildSpending(ctx, g.ID)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
