@@ -31,6 +31,12 @@ import (
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
 //	usage counters       USER#<userId>       USAGE#<YYYY-MM-DD>               (expires: ttl)
 //	kept rate table      RATE#<YYYY-MM-DD>   PROVIDER#<provider>              (expires: ttl)
+//	spending summary     GROUP#<groupId>     SPEND#<YYYY-MM-DD>#<currency>
+//
+// A spending summary's key leads with the day, not the currency, so that one
+// Query (SK BETWEEN SPEND#<from> AND SPEND#<to>$, spendRange) reads a range
+// of days in every currency at once, a currency asked for being filtered;
+// currency first would take one Query per currency the group uses.
 //
 // A group's ledger, its books (one per currency) and its METADATA sort
 // next to each other and nothing else sorts between them, so that one Query
@@ -109,6 +115,7 @@ const (
 	prefixUsage     = "USAGE#"
 	prefixRate      = "RATE#"
 	prefixProvider  = "PROVIDER#"
+	prefixSpend     = "SPEND#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -259,3 +266,20 @@ func ratePK(day string) string { return prefixRate + day }
 
 // rateSK is where one provider's table of the day is kept.
 func rateSK(provider string) string { return prefixProvider + provider }
+
+// spendSK is the key of a group's spending summary of one day (DayLayout)
+// in one currency.
+func spendSK(day, currency string) string { return prefixSpend + day + "#" + currency }
+
+// parseSpendSK reads the day and currency back out of a summary's key.
+func parseSpendSK(sk string) (day, currency string, ok bool) {
+	rest, ok := strings.CutPrefix(sk, prefixSpend)
+	if !ok {
+		return "", "", false
+	}
+	return strings.Cut(rest, "#")
+}
+
+// spendRange is the sort-key range, BETWEEN its two values, of the summaries
+// of the days from through to, in every currency: '$' sorts right after '#'.
+func spendRange(from, to string) (string, string) { return prefixSpend + from, prefixSpend + to + "$" }

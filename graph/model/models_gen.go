@@ -90,6 +90,8 @@ type CreateGroupInput struct {
 	SettlementConfirmation *store.SettlementConfirmation `json:"settlementConfirmation,omitempty"`
 	// Whether anyone who knows the group's id may join without an invite (false: members invite people with `createInvite`).
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+	// The IANA time zone the group counts its days in, such as "Europe/Berlin"; UTC when left out.
+	TimeZone *string `json:"timeZone,omitempty"`
 }
 
 // A new invite; every field may be left out.
@@ -347,6 +349,8 @@ type UpdateGroupInput struct {
 	Currency *string `json:"currency,omitempty"`
 	// Whether anyone who knows the group's id may join without an invite.
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+	// The IANA time zone the group counts its days in from now on, such as "Europe/Berlin" or "UTC".
+	TimeZone *string `json:"timeZone,omitempty"`
 }
 
 // A change to a settlement; omitted fields stay as they are.
