@@ -117,9 +117,15 @@ func dinner(group string, extra map[string]any) map[string]any {
 }
 
 func TestConvertAtAGivenRate(t *testing.T) {
-	_, group, alice, _, _ := trio(t) // no provider configured: make run's case
+	// No provider configured: make run's case.
+	clock := testclock.At(time.Date(2024, 6, 29, 10, 0, 0, 0, time.UTC))
+	api := apitest.New(t, apitest.WithClock(clock))
+	alice := api.User("111", "Alice")
+	group := alice.CreateGroup("Trip")
+	api.User("222", "Bob").Join(group)
+	api.User("333", "Carol").Join(group)
 	var out struct{ CreateExpense convertedResult }
-	alice.Must(&out, convertedExpense, "in", dinner(group, map[string]any{"convertTo": "EUR", "rate": "0.9"}))
+	alice.Must(&out, convertedExpense, "in", dinner(group, map[string]any{"convertTo": "EUR", "rate": "0.9", "spentAt": "2024-06-28T19:00:00.000Z"}))
 	e := out.CreateExpense
 	assert.Equal(t, "48.60", e.Amount)
 	assert.Equal(t, "EUR", e.Currency)
@@ -127,7 +133,7 @@ func TestConvertAtAGivenRate(t *testing.T) {
 	assert.Equal(t, "USD", *e.OriginalCurrency)
 	assert.Equal(t, "0.9", *e.Rate)
 	assert.Equal(t, "manual", *e.RateSource)
-	assert.Equal(t, time.Now().UTC().Format(time.DateOnly), *e.RateDate)
+	assert.Equal(t, "2024-06-29", *e.RateDate, "a manual rate is dated the day it was given")
 	assert.Equal(t, map[string]string{"111": "16.20", "222": "16.20", "333": "16.20"}, amounts(e.Splits))
 
 	// The recorded currency is what enters balances: nothing in USD.
@@ -143,6 +149,16 @@ func TestConvertAtAGivenRate(t *testing.T) {
 	for _, b := range g.Group.Balances {
 		assert.Equal(t, "EUR", b.Currency)
 	}
+	// And the spending summaries: 48.60 EUR, nothing in USD.
+	var sp struct {
+		Group struct {
+			Spending []struct{ Currency, Total string }
+		}
+	}
+	alice.Must(&sp, `query($id: ID!) { group(id: $id) { spending(from: "2024-06-28", to: "2024-06-28") { currency total } } }`, "id", group)
+	require.Len(t, sp.Group.Spending, 1)
+	assert.Equal(t, "EUR", sp.Group.Spending[0].Currency)
+	assert.Equal(t, "48.60", sp.Group.Spending[0].Total)
 
 	// Without a provider and without a rate: RATE_UNAVAILABLE, nothing written.
 	res := alice.Fails("RATE_UNAVAILABLE", convertedExpense, "in", dinner(group, map[string]any{"convertTo": "EUR"}))

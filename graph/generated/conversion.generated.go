@@ -130,14 +130,14 @@ func (ec *executionContext) _DebtPart_rateDate(ctx context.Context, field graphq
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_DebtPart_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DebtPart", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("DebtPart", field, false, false, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _DebtPart_converted(ctx context.Context, field graphql.CollectedField, obj *model.DebtPart) (ret graphql.Marshaler) {

@@ -577,14 +577,14 @@ func (ec *executionContext) _Expense_rateDate(ctx context.Context, field graphql
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Expense_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type Date does not have child fields"))
 }
 
 func (ec *executionContext) _Expense_spentOn(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {

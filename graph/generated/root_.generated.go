@@ -2555,10 +2555,10 @@ extend type Expense {
   rateSource: String
   """
   The provider's day of the figures (the ECB's publication day, not the day of
-  the request), or the day a manual rate was given, as YYYY-MM-DD. Null when
+  the request), or the day a manual rate was given. Null when
   not converted.
   """
-  rateDate: String
+  rateDate: Date
 }
 
 extend input CreateExpenseInput {
@@ -2615,8 +2615,8 @@ type DebtPart {
   rate: Decimal!
   "Where the rate came from (` + "`" + `ECB` + "`" + `, ` + "`" + `CoinGecko` + "`" + `, …); null when the currencies are the same."
   rateSource: String
-  "The provider's day of the rate, YYYY-MM-DD; null when the currencies are the same."
-  rateDate: String
+  "The provider's day of the rate; null when the currencies are the same."
+  rateDate: Date
   """
   This part in the asked currency: ` + "`" + `amount` + "`" + ` ÷ ` + "`" + `rate` + "`" + `, rounded half to even to
   its minor units, so that it × ` + "`" + `rate` + "`" + `, rounded to ` + "`" + `currency` + "`" + `'s minor units,
@@ -2642,8 +2642,8 @@ extend type Settlement {
   rate: Decimal
   "Where the rate came from (` + "`" + `manual` + "`" + `, ` + "`" + `ECB` + "`" + `, ` + "`" + `CoinGecko` + "`" + `, …); null when not converted."
   rateSource: String
-  "The provider's day of the rate, or the day a manual rate was given (YYYY-MM-DD); null when not converted."
-  rateDate: String
+  "The provider's day of the rate, or the day a manual rate was given; null when not converted."
+  rateDate: Date
 }
 
 extend input CreateSettlementInput {

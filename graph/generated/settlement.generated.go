@@ -436,14 +436,14 @@ func (ec *executionContext) _Settlement_rateDate(ctx context.Context, field grap
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, true, true, errors.New("field of type Date does not have child fields"))
 }
 
 // endregion **************************** field.gotpl *****************************
