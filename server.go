@@ -83,6 +83,8 @@ type config struct {
 	// ("": /metrics on PORT).
 	Metrics     bool
 	MetricsAddr string
+	// Recurring expenses: RECURRING_INTERVAL and RECURRING_CATCH_UP.
+	Recurring recurringConfig
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -217,6 +219,9 @@ func loadConfig() (config, error) {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil || !c.Metrics {
 			return c, fmt.Errorf("METRICS_ADDR must be an address such as :9090, with METRICS=true")
 		}
+	}
+	if c.Recurring, err = loadRecurringConfig(); err != nil {
+		return c, err
 	}
 	legacyOpen, err := strconv.ParseBool(env("LEGACY_GROUPS_JOIN_BY_ID", "true"))
 	if err != nil {
@@ -439,6 +444,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	if err != nil {
 		return err
 	}
+	jobs := startJobs(cfg, s, log, m)
 	if cfg.BotToken == "" {
 		log.Warn("TELEGRAM_BOT_TOKEN is not set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
 	}
@@ -496,6 +502,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	endLive() // live connections end now; the server does not wait for them
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
+	defer func() { _ = jobs.Stop(shutdownCtx) }() // no run starts from now; those in flight finish within the grace
 	if metricsSrv != nil {
 		defer func() { _ = metricsSrv.Shutdown(shutdownCtx) }() // scraped until the API has stopped
 	}
