@@ -24,7 +24,7 @@ func (s *Store) CreateSeries(ctx context.Context, sr Series) (Series, error) {
 	sr.Version, sr.Done, sr.Paused = 1, 0, false
 	sr.Interval = max(sr.Interval, 1)
 	sr.NextOn = sr.StartsOn
-	sr.Template = seriesTemplate(sr.Template)
+	sr.Template = seriesTemplate(sr.Template, sr.ID)
 	if n := len(sr.Template.involvedUsers()); n > MaxSeriesParticipants {
 		return Series{}, fmt.Errorf("%w: %d participants, the limit for a recurring expense is %d", ErrTooManyItems, n, MaxSeriesParticipants)
 	}
@@ -45,11 +45,12 @@ func (s *Store) CreateSeries(ctx context.Context, sr Series) (Series, error) {
 	return sr, nil
 }
 
-// seriesTemplate readies a template expense to be stored: its payers and
-// main payer set as an expense's are, its slices its own.
-func seriesTemplate(t Expense) Expense {
+// seriesTemplate readies a template expense of the series seriesID to be
+// stored: its payers and main payer set as an expense's are, its splits and
+// payments under the series' id, its slices its own.
+func seriesTemplate(t Expense, seriesID string) Expense {
 	t.Splits, t.Payers = slices.Clone(t.Splits), slices.Clone(t.Payers)
-	t.ID, t.SpentAt, t.SeriesID = "", t.CreatedAt, ""
+	t.ID, t.SpentAt, t.SeriesID = seriesID, t.CreatedAt, ""
 	t.own()
 	return t
 }

@@ -96,6 +96,22 @@ type CreateInviteInput struct {
 	PlaceholderID *string `json:"placeholderId,omitempty"`
 }
 
+// A new recurring expense.
+type CreateRecurringExpenseInput struct {
+	// The expense each occurrence records: as `createExpense`'s input, without `spentAt` and `idempotencyKey`.
+	Template *CreateExpenseInput `json:"template"`
+	// The unit it repeats in.
+	Every store.RecurrenceUnit `json:"every"`
+	// How many units apart: 1 to 999.
+	Interval *int `json:"interval,omitempty"`
+	// The day of the first occurrence: from 366 days ago to 10 years ahead.
+	StartsOn time.Time `json:"startsOn"`
+	// No occurrence after this day (on or after `startsOn`).
+	EndsOn *time.Time `json:"endsOn,omitempty"`
+	// At most this many occurrences: 1 to 10000.
+	Count *int `json:"count,omitempty"`
+}
+
 // A new settlement: a payment from one member to another, one of them you.
 type CreateSettlementInput struct {
 	// The group's id.
@@ -226,6 +242,24 @@ type PaymentInput struct {
 type Query struct {
 }
 
+// A page of recurring expenses.
+type RecurringExpenseConnection struct {
+	// The recurring expenses with their cursors.
+	Edges []RecurringExpenseEdge `json:"edges"`
+	// The recurring expenses alone.
+	Nodes []store.Series `json:"nodes"`
+	// Where this page stands.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A recurring expense in a list.
+type RecurringExpenseEdge struct {
+	// Opaque cursor of this item: pass it as `after` to continue after it.
+	Cursor store.Cursor `json:"cursor"`
+	// The recurring expense.
+	Node *store.Series `json:"node"`
+}
+
 // A page of settlements.
 type SettlementConnection struct {
 	// The settlements with their cursors.
@@ -322,6 +356,20 @@ type UpdateGroupInput struct {
 	Currency *string `json:"currency,omitempty"`
 	// Whether anyone who knows the group's id may join without an invite.
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+}
+
+// A change to a recurring expense's future occurrences: fields left out keep their values.
+type UpdateRecurringExpenseInput struct {
+	// The version you read (`RecurringExpense.version`).
+	ExpectedVersion int `json:"expectedVersion"`
+	// A new template, replacing the whole expense each occurrence records; its `groupId` must be the recurring expense's group.
+	Template *CreateExpenseInput `json:"template,omitempty"`
+	// A new last day (on or after `startsOn`).
+	EndsOn *time.Time `json:"endsOn,omitempty"`
+	// True removes `endsOn`: no last day.
+	NoEnd *bool `json:"noEnd,omitempty"`
+	// A new limit on the number of occurrences: 1 to 10000, or 0 for no limit.
+	Count *int `json:"count,omitempty"`
 }
 
 // A change to a settlement; omitted fields stay as they are.
