@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"hash/fnv"
+	"math/big"
 	"strconv"
 	"time"
 
@@ -133,8 +134,10 @@ func occurrenceExpense(s *Series, day time.Time, members map[string]*Member) (Ex
 	return e, true, nil
 }
 
-// dropDeparted applies the rule for members who left (or are placeholders
-// being claimed): they are dropped from the occurrence. Departed payers'
+// dropDeparted applies the rule for members who left: they are dropped from
+// the occurrence. A claimed placeholder is not dropped but replaced by the
+// member who claimed it (merged with them, weights added, when they are in
+// the template too). Departed payers'
 // part is re-divided among the remaining payers in proportion to what each
 // pays in the template; departed beneficiaries' part among the remaining
 // beneficiaries by their weights: EQUAL stays equal, SHARES keeps the
@@ -146,11 +149,21 @@ func dropDeparted(t *Expense, members map[string]*Member) (payers []Payment, spl
 	total := t.Amount
 	var kept []Payment
 	var weights []money.Decimal
+	at := map[string]int{} // where each user is in kept
 	for _, p := range t.Payers {
-		if m := members[p.UserID]; m != nil {
-			p.UserName = m.Name
-			kept, weights = append(kept, p), append(weights, p.Amount.Decimal())
+		m := members[p.UserID]
+		if m == nil {
+			continue
 		}
+		if i, twice := at[m.UserID]; twice { // a claimed placeholder's claimant, already a payer
+			if weights[i], err = addDecimals(weights[i], p.Amount.Decimal()); err != nil {
+				return nil, "", nil, false, err
+			}
+			continue
+		}
+		at[m.UserID] = len(kept)
+		p.UserID, p.UserName = m.UserID, m.Name
+		kept, weights = append(kept, p), append(weights, p.Amount.Decimal())
 	}
 	if len(kept) == 0 {
 		return nil, "", nil, false, nil
@@ -166,20 +179,31 @@ func dropDeparted(t *Expense, members map[string]*Member) (payers []Payment, spl
 	}
 	splitType = t.SplitType
 	var ben []Split
-	weights = weights[:0]
+	weights = nil
+	clear(at)
 	for _, sp := range t.Splits {
-		if m := members[sp.UserID]; m != nil {
-			sp.UserName = m.Name
-			ben = append(ben, sp)
-			switch t.SplitType {
-			case SplitShares:
-				weights = append(weights, *sp.Shares)
-			case SplitPercentage:
-				weights = append(weights, *sp.Percentage)
-			default:
-				weights = append(weights, sp.Amount.Decimal())
-			}
+		m := members[sp.UserID]
+		if m == nil {
+			continue
 		}
+		var w money.Decimal
+		switch t.SplitType {
+		case SplitShares:
+			w = *sp.Shares
+		case SplitPercentage:
+			w = *sp.Percentage
+		default:
+			w = sp.Amount.Decimal()
+		}
+		if i, twice := at[m.UserID]; twice { // a claimed placeholder's claimant, already a beneficiary
+			if weights[i], err = addDecimals(weights[i], w); err != nil {
+				return nil, "", nil, false, err
+			}
+			continue
+		}
+		at[m.UserID] = len(ben)
+		sp.UserID, sp.UserName = m.UserID, m.Name
+		ben, weights = append(ben, sp), append(weights, w)
 	}
 	if len(ben) == 0 {
 		return nil, "", nil, false, nil
@@ -196,8 +220,11 @@ func dropDeparted(t *Expense, members map[string]*Member) (payers []Payment, spl
 		}
 		for i := range ben {
 			ben[i].Amount = amounts[i]
-			if t.SplitType == SplitPercentage {
-				ben[i].Shares, ben[i].Percentage = ben[i].Percentage, nil
+			switch t.SplitType {
+			case SplitPercentage:
+				ben[i].Shares, ben[i].Percentage = &weights[i], nil
+			case SplitShares:
+				ben[i].Shares = &weights[i]
 			}
 		}
 		if t.SplitType == SplitPercentage {
@@ -398,4 +425,15 @@ func seriesEvent(t EventType, s *Series, actor string, at time.Time, changes []C
 func templateFingerprint(e Expense) string {
 	e.GroupID, e.SpentAt = "", e.CreatedAt
 	return e.fingerprint()
+}
+
+// addDecimals is a + b, exactly, at the larger of their scales.
+func addDecimals(a, b money.Decimal) (money.Decimal, error) {
+	x, _ := new(big.Rat).SetString(a.String())
+	y, _ := new(big.Rat).SetString(b.String())
+	sum, err := money.ParseDecimal(x.Add(x, y).FloatString(int(max(a.Scale(), b.Scale()))))
+	if err != nil {
+		return money.Decimal{}, fmt.Errorf("add %s and %s: %w", a, b, err)
+	}
+	return sum, nil
 }

@@ -125,25 +125,48 @@ func (s *Store) advanceSeries(ctx context.Context, groupID, seriesID string, tod
 	return created, false, nil
 }
 
-// availableMembers are the template's payers and beneficiaries who may still
-// be named in an expense, by user id, read strongly consistent.
+// availableMembers maps the template's payers and beneficiaries to the
+// members an occurrence names in their place, read strongly consistent: a
+// member who may be named in an expense stands for themself; a placeholder
+// someone claimed (or is claiming) for the member who claimed it; anyone
+// else (who left) for nobody.
 func (s *Store) availableMembers(ctx context.Context, t *Expense) (map[string]*Member, error) {
 	users := t.involvedUsers()
-	keys := make([]MemberKey, len(users))
-	for i, u := range users {
-		keys[i] = MemberKey{GroupID: t.GroupID, UserID: u}
-	}
-	ms, err := s.getMembers(ctx, keys, true)
+	ms, err := s.getMembers(ctx, memberKeys(t.GroupID, users), true)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]*Member, len(ms))
+	var claimed, claimants []string
 	for _, m := range ms {
-		if m.Available() {
+		switch {
+		case m.Available():
 			out[m.UserID] = m
+		case m != nil && m.ClaimedBy != "":
+			claimed, claimants = append(claimed, m.UserID), append(claimants, m.ClaimedBy)
+		}
+	}
+	if len(claimed) == 0 {
+		return out, nil
+	}
+	cs, err := s.getMembers(ctx, memberKeys(t.GroupID, claimants), true)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cs {
+		if c.Available() {
+			out[claimed[i]] = c
 		}
 	}
 	return out, nil
+}
+
+func memberKeys(groupID string, users []string) []MemberKey {
+	keys := make([]MemberKey, len(users))
+	for i, u := range users {
+		keys[i] = MemberKey{GroupID: groupID, UserID: u}
+	}
+	return keys
 }
 
 // pauseDeserted pauses a series nobody is left to pay or to share, with its

@@ -351,3 +351,38 @@ func TestSeriesChanges(t *testing.T) {
 	require.Equal(t, []store.EventType{store.EventRecurringDeleted, store.EventRecurringResumed, store.EventRecurringPaused,
 		store.EventRecurringUpdated, store.EventRecurringCreated}, types)
 }
+
+func TestRunRecurringPutsTheClaimantInAClaimedPlaceholdersPlace(t *testing.T) {
+	f := newSeriesFixture(t)
+	g := f.group("1", "2")
+	ph, err := f.AddPlaceholder(ctx, g.ID, "Carol", "1")
+	require.NoError(t, err)
+	shares := func(v string) *money.Decimal { d, _ := money.ParseDecimal(v); return &d }
+	tmpl := store.Expense{
+		GroupID: g.ID, Amount: amount("60.00"), Description: "Cleaner", SplitType: store.SplitShares, CreatedBy: "1",
+		Payers: []store.Payment{{UserID: "1", Amount: amount("60.00")}},
+		Splits: []store.Split{
+			{UserID: "1", Amount: amount("20.00"), Shares: shares("1")},
+			{UserID: "2", Amount: amount("20.00"), Shares: shares("1")},
+			{UserID: ph.UserID, Amount: amount("20.00"), Shares: shares("1")},
+		},
+	}
+	sr := f.series(tmpl, store.EveryDay, "2026-03-10", nil)
+	// Bob claims the placeholder: from now on he stands in its place, and
+	// as he shares already, his weight is both of theirs.
+	bob, err := f.getMember(g.ID, "2")
+	require.NoError(t, err)
+	_, err = f.ClaimPlaceholder(ctx, g.ID, ph.UserID, bob)
+	require.NoError(t, err)
+
+	_, err = f.RunRecurring(ctx, 31)
+	require.NoError(t, err)
+	_, es := f.occurrences(sr.ID)
+	require.Len(t, es, 1)
+	e := es[0]
+	require.Len(t, e.Splits, 2)
+	require.Equal(t, "2", e.Splits[1].UserID)
+	require.Equal(t, "40.00", e.Splits[1].Amount.String())
+	require.Equal(t, "2", e.Splits[1].Shares.String())
+	require.Equal(t, "20.00", e.Splits[0].Amount.String())
+}
