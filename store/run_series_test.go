@@ -386,3 +386,32 @@ func TestRunRecurringPutsTheClaimantInAClaimedPlaceholdersPlace(t *testing.T) {
 	require.Equal(t, "2", e.Splits[1].Shares.String())
 	require.Equal(t, "20.00", e.Splits[0].Amount.String())
 }
+
+// Finding the due series is one Query per shard of the due index, never a
+// Scan, however many series the table holds that are not due.
+func TestRunRecurringFindsDueSeriesByIndexQuery(t *testing.T) {
+	var calls dynamotest.Counter
+	f := newSeriesFixture(t, calls.Option())
+	g := f.group("1", "2")
+	tmpl := equalExpense(g, "1", "10.00", "1", "2")
+	for range 5 {
+		f.series(tmpl, store.EveryMonth, "2026-04-01", nil) // not due yet
+	}
+	calls.Reset()
+	run, err := f.RunRecurring(ctx, 31)
+	require.NoError(t, err)
+	require.Equal(t, store.RecurringRun{}, run)
+	require.Equal(t, map[string]int{"Query": 4}, calls.ByOperation())
+
+	due := f.series(tmpl, store.EveryDay, "2026-03-10", nil)
+	calls.Reset()
+	run, err = f.RunRecurring(ctx, 31)
+	require.NoError(t, err)
+	require.Equal(t, 1, run.Created)
+	ops := calls.ByOperation()
+	require.Zero(t, ops["Scan"])
+	require.Equal(t, 4, ops["Query"])
+	require.Equal(t, 1, ops["TransactWriteItems"], "one transaction per occurrence")
+	days, _ := f.occurrences(due.ID)
+	require.Equal(t, []string{"2026-03-10"}, days)
+}
