@@ -502,7 +502,10 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	endLive() // live connections end now; the server does not wait for them
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
-	defer func() { _ = jobs.Stop(shutdownCtx) }() // no run starts from now; those in flight finish within the grace
+	// No scheduled run starts from now; the one in flight may finish within the grace.
+	jobsStopped := make(chan error, 1)
+	go func() { jobsStopped <- jobs.Stop(shutdownCtx) }()
+	defer func() { <-jobsStopped }()
 	if metricsSrv != nil {
 		defer func() { _ = metricsSrv.Shutdown(shutdownCtx) }() // scraped until the API has stopped
 	}
