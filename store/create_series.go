@@ -21,7 +21,7 @@ const SeriesPrefix = "rec_"
 func (s *Store) CreateSeries(ctx context.Context, sr Series) (Series, error) {
 	sr.ID = SeriesPrefix + strings.ReplaceAll(s.newID(), "-", "")
 	sr.CreatedAt = s.stamp()
-	sr.Version, sr.Done, sr.Paused = 1, 0, false
+	sr.Version, sr.Done, sr.Created, sr.Paused = 1, 0, 0, false
 	sr.Interval = max(sr.Interval, 1)
 	sr.NextOn = sr.StartsOn
 	sr.Template = seriesTemplate(sr.Template, sr.ID)

@@ -28,7 +28,7 @@ func (s *Store) ResumeSeries(ctx context.Context, groupID, seriesID, actor strin
 		}
 		cur.Paused = false
 		for cur.NextOn.Before(today) && !cur.Finished() {
-			cur = cur.advanced()
+			cur = cur.skipped()
 		}
 		return &cur, nil
 	})

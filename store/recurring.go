@@ -42,9 +42,11 @@ type Series struct {
 	StartsOn time.Time
 	EndsOn   *time.Time // no occurrence after this day; nil: none
 	Count    int        // at most this many occurrences; 0: no limit
-	// Done is how many occurrences have been created or skipped: the next
-	// is occurrence number Done (from 0), on NextOn.
-	Done      int
+	// Done is how many occurrences have passed, created or skipped (while
+	// paused): the next is occurrence number Done (from 0), on NextOn.
+	Done int
+	// Created is how many occurrences have been created: what Count limits.
+	Created   int
 	NextOn    time.Time
 	Paused    bool
 	CreatedBy string
@@ -82,17 +84,23 @@ func addMonthsClamped(d time.Time, months int) time.Time {
 	return time.Date(first.Year(), first.Month(), min(d.Day(), last), 0, 0, 0, 0, time.UTC)
 }
 
-// Finished reports whether the series has no occurrence left: Count reached
-// or NextOn past EndsOn.
+// Finished reports whether the series has no occurrence left: Count
+// created or NextOn past EndsOn.
 func (s *Series) Finished() bool {
-	return (s.Count > 0 && s.Done >= s.Count) || (s.EndsOn != nil && s.NextOn.After(*s.EndsOn))
+	return (s.Count > 0 && s.Created >= s.Count) || (s.EndsOn != nil && s.NextOn.After(*s.EndsOn))
 }
 
 // Active reports whether the scheduler creates the series' occurrences.
 func (s *Series) Active() bool { return !s.Paused && !s.Finished() }
 
-// advanced is the series after its occurrence number Done.
+// advanced is the series after its occurrence number Done was created.
 func (s Series) advanced() Series {
+	s.Created++
+	return s.skipped()
+}
+
+// skipped is the series after its occurrence number Done was skipped.
+func (s Series) skipped() Series {
 	s.Done++
 	s.NextOn = s.On(s.Done)
 	return s
@@ -257,6 +265,7 @@ type seriesRecord struct {
 	EndsOn    string         `dynamodbav:"endsOn,omitempty"`
 	Count     int            `dynamodbav:"count,omitempty"`
 	Done      int            `dynamodbav:"done"`
+	Created   int            `dynamodbav:"created"`
 	NextOn    string         `dynamodbav:"nextOn"`
 	Paused    bool           `dynamodbav:"paused"`
 	CreatedBy string         `dynamodbav:"createdBy"`
@@ -297,7 +306,7 @@ func (s *Series) record() seriesRecord {
 			SplitType: er.SplitType, Splits: er.Splits, Payers: er.Payers,
 		},
 		Every: string(s.Every), Interval: s.Interval, StartsOn: FormatDay(s.StartsOn), Count: s.Count,
-		Done: s.Done, NextOn: FormatDay(s.NextOn), Paused: s.Paused,
+		Done: s.Done, Created: s.Created, NextOn: FormatDay(s.NextOn), Paused: s.Paused,
 		CreatedBy: s.CreatedBy, CreatedAt: formatTime(s.CreatedAt), Version: s.Version,
 	}
 	if s.EndsOn != nil {
@@ -324,7 +333,7 @@ func (r *seriesRecord) series() (Series, error) {
 	}
 	s := Series{
 		ID: r.ID, GroupID: r.GroupID, Template: tmpl, Every: RecurrenceUnit(r.Every), Interval: r.Interval,
-		Count: r.Count, Done: r.Done, Paused: r.Paused, CreatedBy: r.CreatedBy, Version: r.Version,
+		Count: r.Count, Done: r.Done, Created: r.Created, Paused: r.Paused, CreatedBy: r.CreatedBy, Version: r.Version,
 		CreatedAt: tmpl.CreatedAt,
 	}
 	for _, d := range []struct {

@@ -136,6 +136,7 @@ func TestRunRecurringCatchesUpBoundedAndOnce(t *testing.T) {
 	got, err := f.CurrentSeries(ctx, g.ID, sr.ID)
 	require.NoError(t, err)
 	require.Equal(t, 32, got.Done)
+	require.Equal(t, 32, got.Created)
 	require.Equal(t, "2026-03-12", store.FormatDay(got.NextOn))
 	require.Equal(t, 1, got.Version, "the scheduler's advances are no member's change")
 	bal, err := f.GetBalances(ctx, []string{g.ID})
@@ -414,4 +415,23 @@ func TestRunRecurringFindsDueSeriesByIndexQuery(t *testing.T) {
 	require.Equal(t, 1, ops["TransactWriteItems"], "one transaction per occurrence")
 	days, _ := f.occurrences(due.ID)
 	require.Equal(t, []string{"2026-03-10"}, days)
+}
+
+func TestExtendingAFinishedSeriesGoesOnFromToday(t *testing.T) {
+	f := newSeriesFixture(t)
+	g := f.group("1", "2")
+	sr := f.series(equalExpense(g, "1", "10.00", "1", "2"), store.EveryDay, "2026-03-01", func(s *store.Series) { s.Count = 2 })
+	_, err := f.RunRecurring(ctx, 31)
+	require.NoError(t, err)
+	more := 5
+	extended, err := f.UpdateSeries(ctx, g.ID, sr.ID, 1, store.SeriesEdit{Count: &more}, "1")
+	require.NoError(t, err)
+	require.Equal(t, "2026-03-10", store.FormatDay(extended.NextOn), "3 to 9 March are skipped")
+	require.Equal(t, 9, extended.Done)
+	require.Equal(t, 2, extended.Created)
+	f.clock.Add(5 * 24 * time.Hour)
+	_, err = f.RunRecurring(ctx, 31)
+	require.NoError(t, err)
+	days, _ := f.occurrences(sr.ID)
+	require.Equal(t, []string{"2026-03-01", "2026-03-02", "2026-03-10", "2026-03-11", "2026-03-12"}, days, "count counts occurrences created, not days skipped")
 }

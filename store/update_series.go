@@ -22,8 +22,11 @@ type SeriesEdit struct {
 // UpdateSeries changes a recurring expense's future occurrences (those
 // already created stay as they are), on condition that its version is still
 // expectedVersion (a *VersionConflict otherwise), with its RECURRING_UPDATED
-// event. A change that changes nothing returns the series as it is.
+// event. A change that changes nothing returns the series as it is. A
+// finished series that the change extends goes on from today, without the
+// days in between.
 func (s *Store) UpdateSeries(ctx context.Context, groupID, seriesID string, expectedVersion int, edit SeriesEdit, actor string) (Series, error) {
+	today := Today(s.now())
 	return s.changeSeries(ctx, groupID, seriesID, EventRecurringUpdated, actor, func(cur Series) (*Series, error) {
 		if cur.Version != expectedVersion {
 			return nil, &VersionConflict{What: "recurring expense", Current: cur.Version}
@@ -45,6 +48,14 @@ func (s *Store) UpdateSeries(ctx context.Context, groupID, seriesID string, expe
 		}
 		if edit.Count != nil {
 			next.Count = *edit.Count
+		}
+		if !cur.Finished() || next.Finished() {
+			return &next, nil
+		}
+		// A finished series given a later end or a larger count goes on from
+		// today: the days it was finished are skipped, as for a resume.
+		for next.NextOn.Before(today) && !next.Finished() {
+			next = next.skipped()
 		}
 		return &next, nil
 	})
