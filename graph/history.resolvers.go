@@ -41,10 +41,6 @@ func (r *groupEventResolver) Actor(ctx context.Context, obj *store.Event) (*stor
 
 // Subject is the resolver for the subject field.
 func (r *groupEventResolver) Subject(ctx context.Context, obj *store.Event) (model.GroupEventSubject, error) {
-	if obj.Subject.Kind == store.SubjectRecurring {
-		// Null once deleted: its occurrences stay, the recurring expense does not.
-		return nilIfHidden(r.Store.CurrentSeries(ctx, obj.GroupID, obj.Subject.ID))
-	}
 	return eventSubject(ctx, obj)
 }
 

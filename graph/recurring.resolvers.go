@@ -21,7 +21,7 @@ func (r *expenseResolver) Recurrence(ctx context.Context, obj *store.Expense) (*
 	if obj.SeriesID == "" {
 		return nil, nil
 	}
-	return r.Store.CurrentSeries(ctx, obj.GroupID, obj.SeriesID)
+	return loaders.Series(ctx, store.SeriesKey{GroupID: obj.GroupID, SeriesID: obj.SeriesID})
 }
 
 // RecurringExpenses is the resolver for the recurringExpenses field.

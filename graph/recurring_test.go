@@ -247,3 +247,37 @@ func recurringFixture(t *testing.T, alice *apitest.User, group string) string {
 		"every": "MONTH", "startsOn": today(5),
 	}).ID
 }
+
+// A page of occurrences asking for their recurring expense reads it once,
+// in a BatchGetItem, however many occurrences the page holds.
+func TestOccurrencesRecurrenceIsBatched(t *testing.T) {
+	api := apitest.New(t, apitest.LoaderWait(50*time.Millisecond))
+	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
+	group := alice.CreateGroup("Flat")
+	bob.Join(group)
+	tmpl := rentTemplate(group)
+	tmpl["splits"] = []any{map[string]any{"userId": "111"}, map[string]any{"userId": "222"}}
+	sr := createSeries(t, alice, map[string]any{"template": tmpl, "every": "DAY", "startsOn": today(-9)})
+	run, err := api.Store.RunRecurring(context.Background(), 31)
+	require.NoError(t, err)
+	require.Equal(t, 10, run.Created)
+
+	for range 2 {
+		api.Calls.Reset()
+		var out struct {
+			Group struct {
+				Expenses struct {
+					Nodes []struct{ Recurrence struct{ ID, Description string } }
+				}
+			}
+		}
+		alice.Must(&out, `query($g: ID!) { group(id: $g) { expenses { nodes { recurrence { id description } } } } }`, "g", group)
+		require.Len(t, out.Group.Expenses.Nodes, 10)
+		for _, e := range out.Group.Expenses.Nodes {
+			require.Equal(t, sr.ID, e.Recurrence.ID)
+		}
+		ops := api.Calls.ByOperation()
+		require.Zero(t, ops["GetItem"])
+		require.LessOrEqual(t, ops["BatchGetItem"], 2, "%v", ops) // the group with the membership, then the recurring expense
+	}
+}

@@ -34,3 +34,23 @@ func decodeSeries(item map[string]types.AttributeValue) (*Series, error) {
 	}
 	return &out[0], nil
 }
+
+// SeriesKey locates a recurring expense in its group's partition.
+type SeriesKey struct {
+	GroupID  string
+	SeriesID string
+}
+
+// GetSeriesByKeys reads many recurring expenses by key with as few
+// BatchGetItem calls as possible, aligned with keys (nil where missing).
+func (s *Store) GetSeriesByKeys(ctx context.Context, keys []SeriesKey) ([]*Series, error) {
+	avKeys := make([]map[string]types.AttributeValue, len(keys))
+	for i, k := range keys {
+		avKeys[i] = tableKey(groupPK(k.GroupID), seriesSK(k.SeriesID))
+	}
+	items, err := s.batchGet(ctx, dedupeKeys(avKeys))
+	if err != nil {
+		return nil, err
+	}
+	return alignByID(items, keys, func(k SeriesKey) string { return k.SeriesID }, (*seriesRecord).series, func(sr *Series) string { return sr.ID })
+}
