@@ -267,7 +267,9 @@ func TestOccurrencesRecurrenceIsBatched(t *testing.T) {
 		var out struct {
 			Group struct {
 				Expenses struct {
-					Nodes []struct{ Recurrence struct{ ID, Description string } }
+					Nodes []struct {
+						Recurrence struct{ ID, Description string }
+					}
 				}
 			}
 		}

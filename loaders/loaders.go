@@ -78,7 +78,7 @@ func New(s *store.Store, wait time.Duration, opts ...Option) *Loaders {
 		expenses:    newLoader("expenses", wait, o.observe, s.GetExpenses),       // BatchGetItem by key, GSI2 by id
 		settlements: newLoader("settlements", wait, o.observe, s.GetSettlements), // like expenses
 		invites:     newLoader("invites", wait, o.observe, s.GetInvites),         // BatchGetItem by key
-		series:      newLoader("series", wait, o.observe, s.GetSeriesByKeys),    // BatchGetItem by key
+		series:      newLoader("series", wait, o.observe, s.GetSeriesByKeys),     // BatchGetItem by key
 	}
 	l.books = newLoader("books", wait, o.observe, l.fetchBooks) // BatchGetItem, once the ledgers are in
 	return l
