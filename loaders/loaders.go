@@ -51,7 +51,7 @@ type loader[K comparable, V any] struct {
 
 // BatchObserver is told the number of keys of every batch read a loader
 // makes (a dataloader batch or a prefetch), with the loader's name: items,
-// books, expenses, settlements or invites.
+// books, expenses, settlements, invites or series.
 type BatchObserver func(loader string, keys int)
 
 // Option tunes the loaders New makes.
