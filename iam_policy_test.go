@@ -262,7 +262,7 @@ func TestServerPolicyIsWhatServeCalls(t *testing.T) {
 }
 
 // The operators' policy is exactly what the commands need: `migrate` of a
-// group in the first version's shape, `verify`, `token create`, `table
+// group in the first version's shape, `rebuild-summaries`, `verify`, `token create`, `table
 // describe` and `table create` run against the recording proxy, and `table
 // create` on a table that lacks its stream, TTL, continuous backups and
 // tags runs with the stand-in for the operations DynamoDB Local lacks,
@@ -280,6 +280,7 @@ func TestOperatorPolicyIsWhatTheCommandsCall(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, migrateCommand(ctx, cfgFromEnv(t), nil, &out))
 	require.Contains(t, out.String(), "7 changed")
+	require.NoError(t, rebuildSummariesCommand(ctx, cfgFromEnv(t), nil, &out))
 	require.NoError(t, verifyCommand(ctx, cfgFromEnv(t), nil, &out))
 	captureStdout(t, func() { require.NoError(t, run(ctx, []string{"token", "create", "--user", "1", "--name", "CI"})) })
 	require.NoError(t, tableCommand(ctx, cfgFromEnv(t), []string{"describe"}, &out))

@@ -85,6 +85,8 @@ type config struct {
 	MetricsAddr string
 	// Recurring expenses: RECURRING_INTERVAL and RECURRING_CATCH_UP.
 	Recurring recurringConfig
+	// SpendingMaxDays bounds a spending query's range (SPENDING_MAX_DAYS).
+	SpendingMaxDays int
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -161,6 +163,7 @@ func loadConfig() (config, error) {
 		{"MAX_COMPLEXITY", &c.Limits.MaxComplexity, d.MaxComplexity},
 		{"MAX_DYNAMODB_CALLS", &c.MaxCalls, httpapi.DefaultMaxDynamoDBCalls},
 		{"MAX_GROUP_CURRENCIES", &c.MaxCurrencies, store.DefaultMaxGroupCurrencies},
+		{"SPENDING_MAX_DAYS", &c.SpendingMaxDays, store.DefaultSpendingMaxDays},
 	} {
 		if *l.into, err = positiveIntEnv(l.name, l.def); err != nil {
 			return c, err
@@ -355,11 +358,13 @@ func run(ctx context.Context, args []string) error {
 		return migrateCommand(ctx, cfg, args, os.Stdout)
 	case "table":
 		return tableCommand(ctx, cfg, args, os.Stdout)
+	case "rebuild-summaries":
+		return rebuildSummariesCommand(ctx, cfg, args, os.Stdout)
 	case "help", "-h", "--help":
-		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>] | migrate [--dry-run] [--segments N] [--restart] | table create|describe [--env <name>] [--tag key=value ...] [--pitr=false]]")
+		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>] | migrate [--dry-run] [--segments N] [--restart] | table create|describe [--env <name>] [--tag key=value ...] [--pitr=false] | rebuild-summaries [--group <id>]]")
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (try: serve, token create, verify, migrate, table create, table describe)", cmd)
+	return fmt.Errorf("unknown command %q (try: serve, token create, verify, migrate, table create, table describe, rebuild-summaries)", cmd)
 }
 
 // openStore connects to DynamoDB; with a local endpoint it also creates the
@@ -370,7 +375,7 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger, optFns ...func
 		return nil, err
 	}
 	s := store.New(db, cfg.Table, store.Options{
-		CursorSecret: cfg.CursorSecret, MaxGroupCurrencies: cfg.MaxCurrencies, LegacyGroupsClosed: cfg.LegacyGroupsClosed,
+		CursorSecret: cfg.CursorSecret, MaxGroupCurrencies: cfg.MaxCurrencies, SpendingMaxDays: cfg.SpendingMaxDays, LegacyGroupsClosed: cfg.LegacyGroupsClosed,
 		SyncRetention: cfg.SyncRetention,
 	})
 	if cfg.Endpoint != "" {

@@ -76,6 +76,11 @@ func verifyGroup(ctx context.Context, s *store.Store, groupID string) ([]string,
 	if broken != "" {
 		problems = append(problems, broken)
 	}
+	spending, err := s.SpendingDrift(ctx, groupID)
+	if err != nil {
+		return nil, err
+	}
+	problems = append(problems, spending...)
 	currencies := map[money.Currency]bool{}
 	for c := range re.Books {
 		currencies[c] = true

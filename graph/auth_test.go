@@ -74,6 +74,13 @@ func everyOperation(group, expense, deleted, settlement, invite, placeholder, to
 		{name: "me accessTokens", query: `{ me { accessTokens { id name scopes createdAt lastUsedAt expiresAt } } }`,
 			hidden: func(t *testing.T, data string) { require.NotContains(t, data, token) }},
 		{name: "createAccessToken", query: `mutation { createAccessToken(input: {name: "x", scopes: [READ]}) { token accessToken { id } } }`},
+		{name: "group timeZone and spending", query: `query($id: ID!) { group(id: $id) { timeZone spending(from: "2026-01-01", to: "2026-12-31", by: MONTH) { start total byMember { member { userId } } } } }`,
+			vars: []any{"id", group}, hidden: isNull("group")},
+		{name: "expense spentOn", query: `query($id: ID!) { expense(id: $id) { spentOn } }`, vars: []any{"id", expense}, hidden: isNull("expense")},
+		{name: "me spending", query: `{ me { spending(from: "2026-01-01", to: "2026-12-31") { start currency total count } } }`,
+			hidden: func(t *testing.T, data string) { require.JSONEq(t, `{"me":{"spending":[]}}`, data) }},
+		{name: "updateGroup timeZone", query: `mutation($g: ID!) { updateGroup(id: $g, input: {expectedVersion: 1, timeZone: "Asia/Tokyo"}) { id } }`,
+			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "revokeAccessToken", query: `mutation($id: ID!) { revokeAccessToken(id: $id) }`, vars: []any{"id", token}, nonMember: "NOT_FOUND"},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -215,10 +216,11 @@ func TestParticipantLimit(t *testing.T) {
 		}
 		return s
 	}
-	// 50 participants work; so do 95, the most that fit in one transaction
-	// with the expense's history.
+	// 50 participants work; so do 94, the most that fit in one transaction
+	// with the expense's history and its spending summary.
+	require.Equal(t, 94, store.MaxExpenseParticipants)
 	var ids []string
-	for _, n := range []int{50, 95} {
+	for _, n := range []int{50, 94} {
 		var out struct {
 			CreateExpense struct {
 				ID     string
@@ -229,8 +231,8 @@ func TestParticipantLimit(t *testing.T) {
 		require.Len(t, out.CreateExpense.Splits, n)
 		ids = append(ids, out.CreateExpense.ID)
 	}
-	res := users[0].Fails("BAD_USER_INPUT", createExpense, "in", map[string]any{"groupId": group, "amount": "100.00", "description": "x", "splitType": "EQUAL", "splits": everyone(96)})
-	require.Contains(t, res.Errors[0].Message, "95")
+	res := users[0].Fails("BAD_USER_INPUT", createExpense, "in", map[string]any{"groupId": group, "amount": "100.00", "description": "x", "splitType": "EQUAL", "splits": everyone(95)})
+	require.Contains(t, res.Errors[0].Message, "94")
 	require.NotContains(t, res.Errors[0].Message, "ransact")
 
 	// Moving the first expense from users 0–49 to users 47–97 would remove 46

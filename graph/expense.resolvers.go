@@ -56,6 +56,7 @@ func (r *mutationResolver) CreateExpense(ctx context.Context, input model.Create
 	if err != nil {
 		return nil, err
 	}
+	e.TimeZone = g.TimeZone // its day, spentOn, is counted in the group's zone
 	key, err := idempotencyKey("input.idempotencyKey", input.IdempotencyKey)
 	if err != nil {
 		return nil, err
@@ -93,6 +94,7 @@ func (r *mutationResolver) UpdateExpense(ctx context.Context, id string, input m
 	if err != nil {
 		return nil, err
 	}
+	next.TimeZone = g.TimeZone // a new spentAt's day is counted in the group's zone
 	updated, err := r.Store.UpdateExpense(ctx, *e, next, g.Title, viewerID(ctx))
 	if errors.Is(err, store.ErrTooManyCurrencies) {
 		return nil, currencyLimit(err)

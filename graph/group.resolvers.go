@@ -140,6 +140,11 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGr
 	if input.SettlementConfirmation != nil {
 		ng.SettlementConfirmation = *input.SettlementConfirmation
 	}
+	if input.TimeZone != nil {
+		if ng.TimeZone, err = timeZoneName("input.timeZone", *input.TimeZone); err != nil {
+			return nil, err
+		}
+	}
 	g, m, err := r.Store.CreateGroup(ctx, ng)
 	if err != nil {
 		return nil, err
@@ -178,6 +183,13 @@ func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input mod
 		change.Currency = &cur
 	}
 	change.JoinByIDAllowed = input.JoinByIDAllowed
+	if input.TimeZone != nil {
+		zone, err := timeZoneName("input.timeZone", *input.TimeZone)
+		if err != nil {
+			return nil, err
+		}
+		change.TimeZone = &zone
+	}
 	updated, err := r.Store.UpdateGroup(ctx, *g, change, viewerID(ctx))
 	if err != nil {
 		return nil, err

@@ -112,7 +112,7 @@ func userGroupsWanted(ctx context.Context) (loaders.UserGroupsWith, bool) {
 }
 
 // groupScalars are the group's fields that its METADATA item holds.
-var groupScalars = []string{"__typename", "id", "chatId", "title", "currency", "createdAt", "memberCount", "settlementConfirmation", "version"}
+var groupScalars = []string{"__typename", "id", "chatId", "title", "currency", "createdAt", "memberCount", "settlementConfirmation", "version", "timeZone"}
 
 // prefetchGroup starts the reads of a group's selected fields while its
 // viewer's membership is checked: its head for balances and debts, its
@@ -131,7 +131,9 @@ func (r *Resolver) prefetchGroup(ctx context.Context, groupID string) {
 		case "activity":
 			prefetchPage(ctx, f, "group-activity", groupID, r.Store.ListEvents)
 		}
-		if !slices.Contains(groupScalars, f.Name) && f.Name != "historyHead" && f.Name != "syncToken" {
+		// spending reads its own summaries; the members it names are read
+		// only when asked beyond their ids.
+		if !slices.Contains(groupScalars, f.Name) && f.Name != "historyHead" && f.Name != "syncToken" && f.Name != "spending" {
 			roster = true
 		}
 	}

@@ -28,6 +28,9 @@ type world struct {
 	deleted  map[string]string // deleted expenses: id → who recorded it
 	versions map[string]int    // every expense's version
 	pending  map[string][2]string
+	// api and zone: the server, and the group's time zone (spending.go).
+	api  *apitest.API
+	zone string
 }
 
 var currencies = []string{"USD", "JPY", "TON", "KWD"}
@@ -52,7 +55,7 @@ func TestRandomSequencesKeepMoneyAddingUp(t *testing.T) {
 			api := apitest.New(t)
 			w := &world{t: t, rng: rand.New(rand.NewPCG(seed, seed)), users: map[string]*apitest.User{},
 				member: map[string]bool{}, expenses: map[string]string{}, deleted: map[string]string{},
-				versions: map[string]int{}, pending: map[string][2]string{}}
+				versions: map[string]int{}, pending: map[string][2]string{}, api: api, zone: "UTC"}
 			for i := range 4 {
 				id := fmt.Sprint(500 + i)
 				w.users[id], w.ids, w.member[id] = api.User(id, "User "+id), append(w.ids, id), true
@@ -65,11 +68,15 @@ func TestRandomSequencesKeepMoneyAddingUp(t *testing.T) {
 				op := w.step()
 				reader := w.users[w.anyMember()]
 				st := readGroup(t, reader, w.group)
-				t.Run(fmt.Sprintf("after step %d: %s", step, op), func(t *testing.T) { checkInvariants(t, st) })
+				t.Run(fmt.Sprintf("after step %d: %s", step, op), func(t *testing.T) {
+					checkInvariants(t, st)
+					w.checkSpending(t)
+				})
 				if t.Failed() {
 					return
 				}
 			}
+			w.checkRebuildChangesNothing()
 		})
 	}
 }
@@ -111,8 +118,10 @@ func (w *world) step() string {
 		return w.createSettlement()
 	case r < 84:
 		return w.changeSettlement()
-	case r < 91:
+	case r < 88:
 		return w.settleUp()
+	case r < 93:
+		return w.changeTimeZone()
 	default:
 		return w.leaveOrRejoin()
 	}
@@ -168,6 +177,7 @@ func (w *world) randomExpense() (map[string]any, string) {
 		splits[i] = s
 	}
 	in := map[string]any{"groupId": w.group, "amount": format(total, code), "currency": code, "description": "random", "splitType": splitType, "splits": splits}
+	w.randomDayAndCategory(in)
 	if n := 1 + w.rng.IntN(min(3, len(members))); n > 1 && total >= int64(n) {
 		payers := slices.Clone(members)
 		w.rng.Shuffle(len(payers), func(i, j int) { payers[i], payers[j] = payers[j], payers[i] })
@@ -190,6 +200,7 @@ func (w *world) createExpense() string {
 	w.users[by].Must(&out, createExpense, "in", in)
 	w.expenses[out.CreateExpense.ID] = by
 	w.versions[out.CreateExpense.ID] = 1
+	w.checkDay(out.CreateExpense.ID, "", "")
 	return fmt.Sprintf("%s adds %s", by, what)
 }
 
@@ -220,6 +231,7 @@ func (w *world) updateExpense() string {
 		in, what = map[string]any{"description": fmt.Sprint("renamed ", w.rng.IntN(1000)), "spentAt": "2026-01-02T03:04:05.678Z"}, "new description"
 	}
 	in["expectedVersion"] = w.versions[id]
+	spentAt, spentOn := w.day(id)
 	res := w.users[by].Do(`mutation($id: ID!, $in: UpdateExpenseInput!) { updateExpense(id: $id, input: $in) { version } }`, "id", id, "in", in)
 	if res.Code() == "CONFLICT" { // it changes the balance of someone who left
 		return "edit refused: involves a former member"
@@ -229,6 +241,7 @@ func (w *world) updateExpense() string {
 	require.NoError(w.t, json.Unmarshal(res.Data, &out))
 	w.versions[id] = out.UpdateExpense.Version
 	w.checkHistory(id)
+	w.checkDay(id, spentAt, spentOn)
 	return fmt.Sprintf("%s edits %s: %s", by, id, what)
 }
 

@@ -102,29 +102,45 @@ func recurringSchedule(in model.CreateRecurringExpenseInput, now time.Time) (sto
 		interval = *in.Interval
 	}
 	today := store.Today(now)
+	startsOn, err := day("input.startsOn", in.StartsOn)
+	if err != nil {
+		return store.Series{}, err
+	}
 	switch {
 	case interval < 1 || interval > maxInterval:
 		return store.Series{}, badInput("input.interval", "must be between 1 and %d", maxInterval)
-	case in.StartsOn.Before(today.AddDate(0, 0, -maxCatchUpDays)):
+	case startsOn.Before(today.AddDate(0, 0, -maxCatchUpDays)):
 		return store.Series{}, badInput("input.startsOn", "may be at most %d days ago", maxCatchUpDays)
-	case in.StartsOn.After(today.AddDate(0, 0, maxStartAheadDays)):
+	case startsOn.After(today.AddDate(0, 0, maxStartAheadDays)):
 		return store.Series{}, badInput("input.startsOn", "may be at most %d days ahead", maxStartAheadDays)
 	}
-	sr := store.Series{Every: in.Every, Interval: interval, StartsOn: in.StartsOn}
+	sr := store.Series{Every: in.Every, Interval: interval, StartsOn: startsOn}
 	if err := seriesEnd(&sr, in.EndsOn, in.Count, false); err != nil {
 		return store.Series{}, err
 	}
 	return sr, nil
 }
 
+// day reads a Date input (checked by the scalar) as UTC midnight.
+func day(field, v string) (time.Time, error) {
+	d, err := store.ParseDay(v)
+	if err != nil {
+		return time.Time{}, badInput(field, "is not a day written YYYY-MM-DD")
+	}
+	return d, nil
+}
+
 // seriesEnd checks and sets endsOn and count (0 allowed only when zeroOK:
 // an update removing the limit).
-func seriesEnd(sr *store.Series, endsOn *time.Time, count *int, zeroOK bool) error {
+func seriesEnd(sr *store.Series, endsOn *string, count *int, zeroOK bool) error {
 	if endsOn != nil {
-		if endsOn.Before(sr.StartsOn) {
+		end, err := day("input.endsOn", *endsOn)
+		if err != nil {
+			return err
+		}
+		if end.Before(sr.StartsOn) {
 			return badInput("input.endsOn", "must be on or after startsOn (%s)", store.FormatDay(sr.StartsOn))
 		}
-		end := *endsOn
 		sr.EndsOn = &end
 	}
 	if count != nil {

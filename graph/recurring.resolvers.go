@@ -129,8 +129,11 @@ func (r *recurringExpenseResolver) Splits(ctx context.Context, obj *store.Series
 }
 
 // EndsOn is the resolver for the endsOn field.
-func (r *recurringExpenseResolver) EndsOn(ctx context.Context, obj *store.Series) (*time.Time, error) {
-	return obj.EndsOn, nil
+func (r *recurringExpenseResolver) EndsOn(ctx context.Context, obj *store.Series) (*string, error) {
+	if obj.EndsOn == nil {
+		return nil, nil
+	}
+	return nullable(store.FormatDay(*obj.EndsOn)), nil
 }
 
 // Count is the resolver for the count field.
@@ -142,11 +145,11 @@ func (r *recurringExpenseResolver) Count(ctx context.Context, obj *store.Series)
 }
 
 // NextOn is the resolver for the nextOn field.
-func (r *recurringExpenseResolver) NextOn(ctx context.Context, obj *store.Series) (*time.Time, error) {
+func (r *recurringExpenseResolver) NextOn(ctx context.Context, obj *store.Series) (*string, error) {
 	if obj.Finished() {
 		return nil, nil
 	}
-	return &obj.NextOn, nil
+	return nullable(store.FormatDay(obj.NextOn)), nil
 }
 
 // CreatedBy is the resolver for the createdBy field.

@@ -117,13 +117,9 @@ func (r *userResolver) Activity(ctx context.Context, obj *model.User, first *int
 // reads their memberships and the groups' ledgers and books, so its cost
 // grows with the number of groups, never with the number of expenses.
 func (r *userResolver) Summary(ctx context.Context, obj *model.User) (*model.UserSummary, error) {
-	memberships, err := loaders.UserGroups(ctx, obj.ID)
+	groupIDs, err := groupIDsOf(ctx, obj.ID)
 	if err != nil {
 		return nil, err
-	}
-	groupIDs := make([]string, len(memberships))
-	for i, m := range memberships {
-		groupIDs[i] = m.GroupID
 	}
 	all, err := loaders.BalancesOf(ctx, groupIDs)
 	if err != nil {

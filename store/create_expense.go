@@ -15,9 +15,10 @@ import (
 // MaxExpenseParticipants is the most distinct users (payers and
 // beneficiaries together) one expense may involve. Creating an expense is one
 // transaction: the ledger, the balances, the expense, one record per user
-// other than the main payer, the first revision, the activity event and an
-// idempotency record, within DynamoDB's 100 items.
-const MaxExpenseParticipants = maxTransactItems - 5
+// other than the main payer, the first revision, the activity event, an
+// idempotency record and the day's spending summary, within DynamoDB's 100
+// items.
+const MaxExpenseParticipants = maxTransactItems - 6
 
 // CreateExpense writes the expense (version 1), its participant records,
 // its effect on the group's balances, its first revision and the group's
@@ -52,6 +53,11 @@ func (s *Store) createExpense(ctx context.Context, groupTitle string, e Expense,
 	if len(involved) > MaxExpenseParticipants {
 		return Expense{}, fmt.Errorf("%w: %d participants, the limit is %d", ErrTooManyItems, len(involved), MaxExpenseParticipants)
 	}
+	spentOn, err := spentOnFor(nil, &e)
+	if err != nil {
+		return Expense{}, err
+	}
+	e.SpentOn = spentOn
 	delta, err := e.delta()
 	if err != nil {
 		return Expense{}, err
@@ -80,6 +86,7 @@ func (s *Store) createExpense(ctx context.Context, groupTitle string, e Expense,
 		items = append(items, put)
 		idem = len(items) // its index in the transaction, after the ledger
 	}
+	items = append(items, s.spendingUpdates(e.GroupID, nil, &e)...)
 	items = append(items, extra...)
 	ev := expenseEvent(EventExpenseCreated, &e, e.CreatedBy, e.CreatedAt, rev.Changes)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {

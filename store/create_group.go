@@ -18,6 +18,8 @@ type NewGroup struct {
 	SettlementConfirmation SettlementConfirmation
 	// JoinByIDAllowed lets anyone who knows the group's id join without an invite.
 	JoinByIDAllowed bool
+	// TimeZone is the IANA name of the group's time zone ("" is UTC).
+	TimeZone string
 }
 
 // CreateGroup writes a group (version 1), its ledger, its first member and
@@ -28,7 +30,7 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	g := Group{
 		ID: s.newID(), ChatID: in.ChatID, Title: in.Title, Currency: in.Currency,
 		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation, Version: 1,
-		JoinByID: &in.JoinByIDAllowed,
+		JoinByID: &in.JoinByIDAllowed, TimeZone: in.TimeZone,
 	}
 	if g.SettlementConfirmation == "" {
 		g.SettlementConfirmation = ConfirmByRecipient

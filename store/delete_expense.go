@@ -43,6 +43,7 @@ func (s *Store) DeleteExpense(ctx context.Context, e Expense, actor string) (Exp
 	if items, err = s.appendRevisions(items, &e, rev); err != nil {
 		return Expense{}, err
 	}
+	items = append(items, s.spendingUpdates(e.GroupID, &e, nil)...)
 	ev := expenseEvent(EventExpenseDeleted, &e, actor, now, nil)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.changeBalances(e.involvedUsers(), e.Amount.Currency(), s.maxCurrencies)

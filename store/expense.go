@@ -36,6 +36,14 @@ type Expense struct {
 	// SpentAt is when the money was spent: CreatedAt unless the members say
 	// otherwise. Lists stay in creation order.
 	SpentAt time.Time
+	// SpentOn is the expense's day (DayLayout): the day of SpentAt in the
+	// group's time zone when it was written, stored, and what its spending
+	// summary counts it under (see spending.go). The store sets it.
+	SpentOn string
+	// TimeZone is the group's time zone (an IANA name, "" for UTC) that the
+	// writer read: CreateExpense, and an edit that changes SpentAt, compute
+	// SpentOn in it. It is not stored.
+	TimeZone string
 	// Version is 1 when the expense is created and grows by one with every
 	// update, deletion and restoration; an update must name the version it
 	// read.
@@ -124,6 +132,9 @@ type expenseRecord struct {
 	CreatedAt   string                `dynamodbav:"createdAt"`
 	CreatedBy   string                `dynamodbav:"createdBy,omitempty"`
 	SpentAt     string                `dynamodbav:"spentAt,omitempty"`
+	// SpentOn is absent on items written before days were stored: their day
+	// is the UTC day of spentAt.
+	SpentOn string `dynamodbav:"spentOn,omitempty"`
 	// Version is absent on items written before versions (read as 1).
 	Version       int    `dynamodbav:"version,omitempty"`
 	DeletedAt     string `dynamodbav:"deletedAt,omitempty"`
@@ -170,7 +181,8 @@ func (e *Expense) record() expenseRecord {
 		Amount: amountNumber(e.Amount), Currency: e.Amount.Currency().Code(),
 		Description: e.Description, SplitType: string(e.SplitType), Splits: splits, Payers: payers,
 		Category: e.Category, CreatedAt: ts, CreatedBy: e.CreatedBy,
-		Version: e.Version, FormatVersion: formatCurrent, SeriesID: e.SeriesID,
+		Version: e.Version, FormatVersion: formatCurrent, SpentOn: e.SpentOn,
+		SeriesID: e.SeriesID,
 	}
 	if !e.SpentAt.IsZero() && !e.SpentAt.Equal(e.CreatedAt) {
 		r.SpentAt = formatTime(e.SpentAt)
@@ -234,7 +246,7 @@ func (r *expenseRecord) expense() (Expense, error) {
 		ID: r.ID, GroupID: r.GroupID, PayerID: r.PayerID, PayerName: r.PayerName, Payers: payers,
 		Amount: amount, Description: r.Description, Category: r.Category,
 		SplitType: SplitType(r.SplitType), Splits: splits, CreatedAt: created, CreatedBy: r.CreatedBy,
-		SpentAt: created, Version: max(r.Version, 1), DeletedBy: r.DeletedBy, format: max(r.FormatVersion, 1),
+		SpentAt: created, SpentOn: r.SpentOn, Version: max(r.Version, 1), DeletedBy: r.DeletedBy, format: max(r.FormatVersion, 1),
 		SeriesID: r.SeriesID,
 	}
 	if r.SpentAt != "" {
@@ -242,6 +254,7 @@ func (r *expenseRecord) expense() (Expense, error) {
 			return Expense{}, fmt.Errorf("expense %s spentAt: %w", r.ID, err)
 		}
 	}
+	e.SpentOn = e.spentOn()
 	if r.DeletedAt != "" {
 		deleted, err := parseTime(r.DeletedAt)
 		if err != nil {

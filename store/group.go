@@ -25,6 +25,9 @@ type Group struct {
 	// without an invite; nil for groups created before the setting existed
 	// (see Store.AdmitsByID).
 	JoinByID *bool
+	// TimeZone is the IANA name of the zone the group's days are counted in
+	// (Expense.SpentOn, its spending summaries); "" is UTC.
+	TimeZone string
 }
 
 // SettlementConfirmation says who may mark a group's settlements completed,
@@ -57,6 +60,8 @@ type groupRecord struct {
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 	// JoinByID is absent on groups created before it existed.
 	JoinByID *bool `dynamodbav:"joinByIdAllowed,omitempty"`
+	// TimeZone is absent for UTC.
+	TimeZone string `dynamodbav:"timeZone,omitempty"`
 }
 
 // Attributes of the group and ledger items that expressions name.
@@ -103,7 +108,7 @@ func (g Group) record() groupRecord {
 		},
 		ID: g.ID, ChatID: g.ChatID, Title: g.Title, Currency: g.Currency.Code(),
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
-		Version: g.Version, FormatVersion: formatCurrent, JoinByID: g.JoinByID,
+		Version: g.Version, FormatVersion: formatCurrent, JoinByID: g.JoinByID, TimeZone: g.TimeZone,
 	}
 	if g.SettlementConfirmation != ConfirmByRecipient {
 		r.SettlementConfirmation = string(g.SettlementConfirmation)
@@ -124,6 +129,7 @@ func (r *groupRecord) group() (Group, error) {
 		ID: r.ID, ChatID: r.ChatID, Title: r.Title, Currency: cur,
 		CreatedAt: created, MemberCount: r.MemberCount,
 		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1), JoinByID: r.JoinByID,
+		TimeZone: r.TimeZone,
 	}
 	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
 		g.SettlementConfirmation = ConfirmByEitherParty
@@ -135,6 +141,8 @@ func (r *groupRecord) group() (Group, error) {
 const (
 	FieldTitle                  = "title"
 	FieldSettlementConfirmation = "settlementConfirmation"
+	// FieldTimeZone is recorded only once a group has a zone other than UTC.
+	FieldTimeZone = "timeZone"
 )
 
 // GroupChanges lists what differs between two states of a group, as display
@@ -149,11 +157,14 @@ func GroupChanges(before, after *Group) []Change {
 		if g.JoinByID != nil {
 			d[FieldJoinByIDAllowed] = strconv.FormatBool(*g.JoinByID)
 		}
+		if g.TimeZone != "" {
+			d[FieldTimeZone] = g.TimeZone
+		}
 		return d
 	}
 	var was map[string]string
 	if before != nil {
 		was = display(before)
 	}
-	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation, FieldJoinByIDAllowed})
+	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation, FieldJoinByIDAllowed, FieldTimeZone})
 }

@@ -30,6 +30,7 @@ import (
 //	access token         TOKEN#<sha256>      TOKEN                            USER#<userId> / TOKEN#<createdAt>#<sha256>  (expires: ttl, when it has expiresAt)
 //	idempotency record   USER#<userId>       IDEMPOTENCY#<key>                (expires: ttl)
 //	usage counters       USER#<userId>       USAGE#<YYYY-MM-DD>               (expires: ttl)
+//	spending summary     GROUP#<groupId>     SPEND#<YYYY-MM-DD>#<currency>
 //	recurring expense    GROUP#<groupId>     SERIES#<seriesId>                DUE#<shard> / <nextOn>#<groupId>#<seriesId>  SERIES#<seriesId> / <groupId>
 //	occurrence marker    GROUP#<groupId>     RECUR#<seriesId>#<YYYY-MM-DD>
 //	occurrence (expense) the expense's keys, and                              SERIES#<seriesId> / OCCURS#<spentAt>#<expenseId>
@@ -40,6 +41,11 @@ import (
 // a Scan. An occurrence is an ordinary expense with GSI1 keys under its
 // series (dropped while it is deleted), and its marker, written on condition
 // that it is absent, is its identity: one expense per series and day.
+//
+// A spending summary's key leads with the day, not the currency, so that one
+// Query (SK BETWEEN SPEND#<from> AND SPEND#<to>$, spendRange) reads a range
+// of days in every currency at once, a currency asked for being filtered;
+// currency first would take one Query per currency the group uses.
 //
 // A group's ledger, its books (one per currency) and its METADATA sort
 // next to each other and nothing else sorts between them, so that one Query
@@ -116,6 +122,7 @@ const (
 	prefixInvite    = "INVITE#"
 	prefixInviteExp = "INVITE!"
 	prefixUsage     = "USAGE#"
+	prefixSpend     = "SPEND#"
 	prefixSeries    = "SERIES#"
 	prefixRecur     = "RECUR#"
 	prefixDue       = "DUE#"
@@ -305,3 +312,20 @@ func occurrenceSK(seriesID, day string) string { return prefixRecur + seriesID +
 func occurrenceGSI1SK(spentAt, expenseID string) string {
 	return prefixOccurs + spentAt + "#" + expenseID
 }
+
+// spendSK is the key of a group's spending summary of one day (DayLayout)
+// in one currency.
+func spendSK(day, currency string) string { return prefixSpend + day + "#" + currency }
+
+// parseSpendSK reads the day and currency back out of a summary's key.
+func parseSpendSK(sk string) (day, currency string, ok bool) {
+	rest, ok := strings.CutPrefix(sk, prefixSpend)
+	if !ok {
+		return "", "", false
+	}
+	return strings.Cut(rest, "#")
+}
+
+// spendRange is the sort-key range, BETWEEN its two values, of the summaries
+// of the days from through to, in every currency: '$' sorts right after '#'.
+func spendRange(from, to string) (string, string) { return prefixSpend + from, prefixSpend + to + "$" }

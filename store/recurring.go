@@ -119,20 +119,27 @@ func Today(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 
-// occurrenceTime is when an occurrence's money counts as spent: noon UTC of
-// its day, so that it falls on that day in every time zone within ±12 hours.
-const occurrenceTime = 12 * time.Hour
+// occurrenceHour is when an occurrence's money counts as spent: noon of its
+// day in the group's time zone, so that its day (SpentOn) is the
+// occurrence's own day in the group's spending.
+const occurrenceHour = 12
 
-// occurrenceExpense is the expense of the series' occurrence on day, with
-// the members' current names (members: the available ones by user id), and
-// ok false when nobody is left to pay or to share. Members who left are
+// occurrenceExpense is the expense of the series' occurrence on day in a
+// group whose time zone is zone, with the members' current names (members:
+// who stands for each user of the template, see availableMembers), and ok
+// false when nobody is left to pay or to share. Members who left are
 // dropped (see dropDeparted). Everything an occurrence is made of is set
 // here, in one place.
-func occurrenceExpense(s *Series, day time.Time, members map[string]*Member) (Expense, bool, error) {
+func occurrenceExpense(s *Series, day time.Time, zone string, members map[string]*Member) (Expense, bool, error) {
+	loc, err := LoadZone(zone)
+	if err != nil {
+		return Expense{}, false, err
+	}
 	t := s.Template
 	e := Expense{
 		GroupID: s.GroupID, Amount: t.Amount, Description: t.Description, Category: t.Category,
-		SplitType: t.SplitType, CreatedBy: s.CreatedBy, SpentAt: day.Add(occurrenceTime), SeriesID: s.ID,
+		SplitType: t.SplitType, CreatedBy: s.CreatedBy, SeriesID: s.ID, TimeZone: zone,
+		SpentAt: time.Date(day.Year(), day.Month(), day.Day(), occurrenceHour, 0, 0, 0, loc).UTC(),
 	}
 	payers, splitType, splits, ok, err := dropDeparted(&t, members)
 	if err != nil || !ok {

@@ -59,6 +59,7 @@ func (s *Store) RestoreExpense(ctx context.Context, e Expense, groupTitle, actor
 	if items, err = s.appendRevisions(items, &e, rev); err != nil {
 		return Expense{}, err
 	}
+	items = append(items, s.spendingUpdates(e.GroupID, nil, &restored)...)
 	ev := expenseEvent(EventExpenseRestored, &restored, actor, now, nil)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.changeBalances(e.involvedUsers(), e.Amount.Currency(), s.maxCurrencies)

@@ -91,7 +91,7 @@ func (s *Store) advanceSeries(ctx context.Context, groupID, seriesID string, tod
 		return 0, false, err
 	}
 	for created < catchUp && cur.Active() && !cur.NextOn.After(today) {
-		e, ok, err := occurrenceExpense(cur, cur.NextOn, members)
+		e, ok, err := occurrenceExpense(cur, cur.NextOn, g.TimeZone, members)
 		if err != nil {
 			return created, false, err
 		}

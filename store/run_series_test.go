@@ -112,7 +112,7 @@ func TestRunRecurringCatchesUpBoundedAndOnce(t *testing.T) {
 	require.Equal(t, "2026-02-27", days[19])
 	for _, e := range es {
 		require.Equal(t, sr.ID, e.SeriesID)
-		require.Equal(t, 12, e.SpentAt.Hour(), "dated at noon UTC of its own day")
+		require.Equal(t, 12, e.SpentAt.Hour(), "dated at noon of its own day (the group is in UTC)")
 		require.Equal(t, "5.00", e.Splits[1].Amount.String())
 	}
 
@@ -434,4 +434,23 @@ func TestExtendingAFinishedSeriesGoesOnFromToday(t *testing.T) {
 	require.NoError(t, err)
 	days, _ := f.occurrences(sr.ID)
 	require.Equal(t, []string{"2026-03-01", "2026-03-02", "2026-03-10", "2026-03-11", "2026-03-12"}, days, "count counts occurrences created, not days skipped")
+}
+
+// An occurrence is spent at noon of its day in the group's time zone, so
+// its day (SpentOn), and the spending summary it counts in, is its own.
+func TestOccurrencesAreOnTheirDayInTheGroupsZone(t *testing.T) {
+	f := newSeriesFixture(t)
+	for _, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago", "Europe/Berlin"} {
+		g, _, err := f.CreateGroup(ctx, store.NewGroup{Title: "Flat", Currency: usd, Creator: user("1"), TimeZone: zone})
+		require.NoError(t, err)
+		sr := f.series(equalExpense(g, "1", "10.00", "1"), store.EveryDay, "2026-03-09", nil)
+		_, err = f.RunRecurring(ctx, 31)
+		require.NoError(t, err)
+		_, es := f.occurrences(sr.ID)
+		require.Len(t, es, 2)
+		require.Equal(t, []string{"2026-03-10", "2026-03-09"}, []string{es[0].SpentOn, es[1].SpentOn}, zone)
+		loc, err := store.LoadZone(zone)
+		require.NoError(t, err)
+		require.Equal(t, 12, es[1].SpentAt.In(loc).Hour(), zone)
+	}
 }

@@ -4,6 +4,7 @@
 package store
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -26,6 +27,8 @@ type Store struct {
 	syncRetention time.Duration
 	// turns serializes this process's writes to each group (chain.go).
 	turns *chainTurns
+	// spendingMaxDays bounds the days one spending query covers.
+	spendingMaxDays int
 }
 
 // DefaultMaxGroupCurrencies is how many currencies one group may hold
@@ -50,6 +53,9 @@ type Options struct {
 	// SyncRetention is how long a sync token stays usable after it was
 	// issued (default DefaultSyncRetention); an older one must reload.
 	SyncRetention time.Duration
+	// SpendingMaxDays bounds how many days one Group.spending or
+	// User.spending range covers (default DefaultSpendingMaxDays).
+	SpendingMaxDays int
 }
 
 // New returns a Store over the named table.
@@ -77,6 +83,7 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 		syncRetention: syncRetention,
 
 		legacyGroupsClosed: opts.LegacyGroupsClosed,
+		spendingMaxDays:    cmp.Or(max(opts.SpendingMaxDays, 0), DefaultSpendingMaxDays),
 	}
 }
 

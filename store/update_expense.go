@@ -37,6 +37,11 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 	if next.SpentAt.IsZero() {
 		next.SpentAt = old.SpentAt
 	}
+	spentOn, err := spentOnFor(&old, &next)
+	if err != nil {
+		return Expense{}, err
+	}
+	next.SpentOn = spentOn
 	next.Splits, next.Payers = slices.Clone(next.Splits), slices.Clone(next.Payers)
 	next.own()
 	now := s.stamp()
@@ -68,6 +73,7 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 	if items, err = s.appendRevisions(items, &old, rev); err != nil {
 		return Expense{}, err
 	}
+	items = append(items, s.spendingUpdates(old.GroupID, &old, &next)...)
 	if n := len(items) + 2; n > maxTransactItems { // with the ledger and the event
 		return Expense{}, fmt.Errorf("%w: this edit would write %d items (the expense, its balances, %d participant records and its history), and one transaction holds at most %d; change fewer members at once",
 			ErrTooManyItems, n, len(parts), maxTransactItems)

@@ -16,6 +16,9 @@ type GroupChange struct {
 	Currency *money.Currency
 	// JoinByIDAllowed sets whether anyone who knows the group's id may join without an invite.
 	JoinByIDAllowed *bool
+	// TimeZone is the IANA name the group's days are counted in from now on:
+	// expenses keep the days they have until their spentAt is edited.
+	TimeZone *string
 }
 
 // UpdateGroup applies change to the group g (as read, at its version) by
@@ -43,6 +46,12 @@ func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, ac
 		set = append(set, attrJoinByID+" = :joinById")
 		values[":joinById"] = &types.AttributeValueMemberBOOL{Value: *change.JoinByIDAllowed}
 	}
+	var names map[string]string // timeZone is a reserved word
+	if change.TimeZone != nil && *change.TimeZone != g.TimeZone {
+		next.TimeZone = *change.TimeZone
+		set = append(set, "#timeZone = :timeZone")
+		values[":timeZone"], names = str(next.TimeZone), map[string]string{"#timeZone": attrTimeZone}
+	}
 	changes := GroupChanges(&g, &next)
 	if len(changes) == 0 {
 		return g, nil
@@ -59,6 +68,7 @@ func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, ac
 		ExpressionAttributeValues:           values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
+	update.ExpressionAttributeNames = names
 	ev := Event{
 		GroupID: g.ID, Type: EventGroupUpdated, ActorID: actor, At: s.stamp(),
 		Subject: Subject{Kind: SubjectGroup, ID: g.ID}, Changes: changes,

@@ -29,9 +29,9 @@ type RecurringExpenseResolver interface {
 	Payers(ctx context.Context, obj *store.Series) ([]store.Payment, error)
 	Splits(ctx context.Context, obj *store.Series) ([]store.Split, error)
 
-	EndsOn(ctx context.Context, obj *store.Series) (*time.Time, error)
+	EndsOn(ctx context.Context, obj *store.Series) (*string, error)
 	Count(ctx context.Context, obj *store.Series) (*int, error)
-	NextOn(ctx context.Context, obj *store.Series) (*time.Time, error)
+	NextOn(ctx context.Context, obj *store.Series) (*string, error)
 
 	CreatedBy(ctx context.Context, obj *store.Series) (*store.Member, error)
 
@@ -383,8 +383,8 @@ func (ec *executionContext) _RecurringExpense_endsOn(ctx context.Context, field 
 			return ec.Resolvers.RecurringExpense().EndsOn(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalODate2ᚖtimeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
@@ -429,8 +429,8 @@ func (ec *executionContext) _RecurringExpense_nextOn(ctx context.Context, field 
 			return ec.Resolvers.RecurringExpense().NextOn(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
-			return ec.marshalODate2ᚖtimeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
@@ -785,14 +785,14 @@ func (ec *executionContext) unmarshalInputCreateRecurringExpenseInput(ctx contex
 			it.Interval = data
 		case "startsOn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startsOn"))
-			data, err := ec.unmarshalNDate2timeᚐTime(ctx, v)
+			data, err := ec.unmarshalNDate2string(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.StartsOn = data
 		case "endsOn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endsOn"))
-			data, err := ec.unmarshalODate2ᚖtimeᚐTime(ctx, v)
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -843,7 +843,7 @@ func (ec *executionContext) unmarshalInputUpdateRecurringExpenseInput(ctx contex
 			it.Template = data
 		case "endsOn":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endsOn"))
-			data, err := ec.unmarshalODate2ᚖtimeᚐTime(ctx, v)
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
 			if err != nil {
 				return it, err
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/graph/model"
+	"github.com/fracti/api/store"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -24,6 +25,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	AccessToken() AccessTokenResolver
 	Balance() BalanceResolver
+	CategoryAmount() CategoryAmountResolver
 	CurrencyTotal() CurrencyTotalResolver
 	Debt() DebtResolver
 	Expense() ExpenseResolver
@@ -32,6 +34,7 @@ type ResolverRoot interface {
 	GroupEvent() GroupEventResolver
 	Invite() InviteResolver
 	Member() MemberResolver
+	MemberSpending() MemberSpendingResolver
 	Mutation() MutationResolver
 	Payment() PaymentResolver
 	Query() QueryResolver
@@ -79,6 +82,11 @@ type ComplexityRoot struct {
 		Sent     func(childComplexity int) int
 	}
 
+	CategoryAmount struct {
+		Amount   func(childComplexity int) int
+		Category func(childComplexity int) int
+	}
+
 	CurrencyTotal struct {
 		Currency   func(childComplexity int) int
 		ID         func(childComplexity int) int
@@ -110,6 +118,7 @@ type ComplexityRoot struct {
 		Recurrence      func(childComplexity int) int
 		RestorableUntil func(childComplexity int) int
 		SpentAt         func(childComplexity int) int
+		SpentOn         func(childComplexity int) int
 		SplitType       func(childComplexity int) int
 		Splits          func(childComplexity int) int
 		Version         func(childComplexity int) int
@@ -160,7 +169,9 @@ type ComplexityRoot struct {
 		RecurringExpenses      func(childComplexity int, first *int, after *string) int
 		SettlementConfirmation func(childComplexity int) int
 		Settlements            func(childComplexity int, first *int, after *string) int
+		Spending               func(childComplexity int, from string, to string, currency *string, by *store.SpendingPeriod) int
 		SyncToken              func(childComplexity int) int
+		TimeZone               func(childComplexity int) int
 		Title                  func(childComplexity int) int
 		Version                func(childComplexity int) int
 	}
@@ -243,6 +254,12 @@ type ComplexityRoot struct {
 	MemberEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	MemberSpending struct {
+		Member func(childComplexity int) int
+		Paid   func(childComplexity int) int
+		Share  func(childComplexity int) int
 	}
 
 	Mutation struct {
@@ -380,6 +397,15 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	SpendingBucket struct {
+		ByCategory func(childComplexity int) int
+		ByMember   func(childComplexity int) int
+		Count      func(childComplexity int) int
+		Currency   func(childComplexity int) int
+		Start      func(childComplexity int) int
+		Total      func(childComplexity int) int
+	}
+
 	Split struct {
 		Amount     func(childComplexity int) int
 		ID         func(childComplexity int) int
@@ -412,6 +438,7 @@ type ComplexityRoot struct {
 		Name         func(childComplexity int) int
 		Owes         func(childComplexity int, first *int, after *string) int
 		Settlements  func(childComplexity int, first *int, after *string) int
+		Spending     func(childComplexity int, from string, to string, currency *string, by *store.SpendingPeriod) int
 		Summary      func(childComplexity int) int
 		Usage        func(childComplexity int) int
 		Username     func(childComplexity int) int
@@ -554,6 +581,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Balance.Sent(childComplexity), true
+
+	case "CategoryAmount.amount":
+		if e.ComplexityRoot.CategoryAmount.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CategoryAmount.Amount(childComplexity), true
+	case "CategoryAmount.category":
+		if e.ComplexityRoot.CategoryAmount.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CategoryAmount.Category(childComplexity), true
 
 	case "CurrencyTotal.currency":
 		if e.ComplexityRoot.CurrencyTotal.Currency == nil {
@@ -701,6 +741,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.SpentAt(childComplexity), true
+	case "Expense.spentOn":
+		if e.ComplexityRoot.Expense.SpentOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.SpentOn(childComplexity), true
 	case "Expense.splitType":
 		if e.ComplexityRoot.Expense.SplitType == nil {
 			break
@@ -956,12 +1002,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Settlements(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.spending":
+		if e.ComplexityRoot.Group.Spending == nil {
+			break
+		}
+
+		args, err := ec.field_Group_spending_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.Spending(childComplexity, args["from"].(string), args["to"].(string), args["currency"].(*string), args["by"].(*store.SpendingPeriod)), true
 	case "Group.syncToken":
 		if e.ComplexityRoot.Group.SyncToken == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Group.SyncToken(childComplexity), true
+	case "Group.timeZone":
+		if e.ComplexityRoot.Group.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.TimeZone(childComplexity), true
 	case "Group.title":
 		if e.ComplexityRoot.Group.Title == nil {
 			break
@@ -1284,6 +1347,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MemberEdge.Node(childComplexity), true
+
+	case "MemberSpending.member":
+		if e.ComplexityRoot.MemberSpending.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberSpending.Member(childComplexity), true
+	case "MemberSpending.paid":
+		if e.ComplexityRoot.MemberSpending.Paid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberSpending.Paid(childComplexity), true
+	case "MemberSpending.share":
+		if e.ComplexityRoot.MemberSpending.Share == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemberSpending.Share(childComplexity), true
 
 	case "Mutation.addPlaceholderMember":
 		if e.ComplexityRoot.Mutation.AddPlaceholderMember == nil {
@@ -1998,6 +2080,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ShareEdge.Node(childComplexity), true
 
+	case "SpendingBucket.byCategory":
+		if e.ComplexityRoot.SpendingBucket.ByCategory == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpendingBucket.ByCategory(childComplexity), true
+	case "SpendingBucket.byMember":
+		if e.ComplexityRoot.SpendingBucket.ByMember == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpendingBucket.ByMember(childComplexity), true
+	case "SpendingBucket.count":
+		if e.ComplexityRoot.SpendingBucket.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpendingBucket.Count(childComplexity), true
+	case "SpendingBucket.currency":
+		if e.ComplexityRoot.SpendingBucket.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpendingBucket.Currency(childComplexity), true
+	case "SpendingBucket.start":
+		if e.ComplexityRoot.SpendingBucket.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpendingBucket.Start(childComplexity), true
+	case "SpendingBucket.total":
+		if e.ComplexityRoot.SpendingBucket.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SpendingBucket.Total(childComplexity), true
+
 	case "Split.amount":
 		if e.ComplexityRoot.Split.Amount == nil {
 			break
@@ -2163,6 +2282,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Settlements(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "User.spending":
+		if e.ComplexityRoot.User.Spending == nil {
+			break
+		}
+
+		args, err := ec.field_User_spending_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.User.Spending(childComplexity, args["from"].(string), args["to"].(string), args["currency"].(*string), args["by"].(*store.SpendingPeriod)), true
 	case "User.summary":
 		if e.ComplexityRoot.User.Summary == nil {
 			break
@@ -2342,7 +2472,7 @@ scalar Decimal
 "A point in time: an ISO 8601 string in UTC with milliseconds, such as \"2024-01-20T18:30:00.000Z\"."
 scalar DateTime
 
-"A calendar day: a ` + "`" + `YYYY-MM-DD` + "`" + ` string such as \"2024-01-20\"."
+"A calendar day: an ISO 8601 date string such as \"2024-01-20\" (year, month and day, no time or zone)."
 scalar Date
 
 "An object with an id that ` + "`" + `node(id:)` + "`" + ` fetches again."
@@ -3359,7 +3489,8 @@ enum RecurrenceUnit {
 """
 An expense that comes back: rent, a subscription. On every day it falls due
 the server records an occurrence, an ordinary expense (with ` + "`" + `recurrence` + "`" + ` set)
-dated at 12:00 UTC of its day, once however many server instances run. Members
+dated at 12:00 of its day in the group's time zone, once however many server
+instances run. Members
 who have left are dropped from later occurrences; when nobody is left to pay
 or to share, it pauses (a RECURRING_PAUSED event says why).
 """
@@ -3638,6 +3769,122 @@ input UpdateSettlementInput {
   txHash: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/spending.graphqls", Input: `# Spending summaries and time zones: where the money went, per day, week or
+# month, read from summary items kept with every expense write (never from
+# the expenses themselves).
+
+extend type Group {
+  """
+  The IANA time zone the group counts its days in, such as "Europe/Berlin"
+  (default "UTC"): an expense's ` + "`" + `spentOn` + "`" + ` is the day of its ` + "`" + `spentAt` + "`" + ` there.
+  Changing it moves no expense already recorded; an edit of an expense's
+  ` + "`" + `spentAt` + "`" + ` counts its day in the zone the group has then.
+  """
+  timeZone: String!
+
+  """
+  What the group spent from ` + "`" + `from` + "`" + ` through ` + "`" + `to` + "`" + ` (both included, at most
+  SPENDING_MAX_DAYS days, 366 by default): one bucket per period and currency
+  that has expenses, ordered by ` + "`" + `start` + "`" + `, then ` + "`" + `currency` + "`" + `. Read with one
+  DynamoDB query however many expenses the range holds.
+  """
+  spending(
+    "The first day of the range."
+    from: Date!
+    "The last day of the range: not before ` + "`" + `from` + "`" + `."
+    to: Date!
+    "Only this currency (an ISO 4217 code or TON); all of them when left out."
+    currency: String
+    "How long each bucket is: a day, an ISO week (from Monday) or a calendar month."
+    by: SpendingPeriod = DAY
+  ): [SpendingBucket!]!
+}
+
+extend type Expense {
+  """
+  The expense's day: the day of ` + "`" + `spentAt` + "`" + ` in the group's time zone when it was
+  recorded (or when ` + "`" + `spentAt` + "`" + ` was last edited). Spending summaries count it on
+  this day. Expenses recorded before days were kept have the UTC day of
+  ` + "`" + `spentAt` + "`" + `.
+  """
+  spentOn: Date!
+}
+
+extend type User {
+  """
+  Your own share of the expenses in all your groups from ` + "`" + `from` + "`" + ` through ` + "`" + `to` + "`" + `
+  (both included, at most SPENDING_MAX_DAYS days), per period and currency,
+  read from the groups' summaries (one query per group, in parallel). In these
+  buckets ` + "`" + `total` + "`" + ` is your share, ` + "`" + `count` + "`" + ` is how many expenses you have a share
+  in, and ` + "`" + `byCategory` + "`" + ` and ` + "`" + `byMember` + "`" + ` are empty: a group's own breakdown is
+  ` + "`" + `Group.spending` + "`" + `.
+  """
+  spending(
+    "The first day of the range."
+    from: Date!
+    "The last day of the range: not before ` + "`" + `from` + "`" + `."
+    to: Date!
+    "Only this currency (an ISO 4217 code or TON); all of them when left out."
+    currency: String
+    "How long each bucket is: a day, an ISO week (from Monday) or a calendar month."
+    by: SpendingPeriod = DAY
+  ): [SpendingBucket!]!
+}
+
+"How long a spending bucket is."
+enum SpendingPeriod {
+  "One day."
+  DAY
+  "An ISO week, Monday through Sunday."
+  WEEK
+  "A calendar month, from the 1st."
+  MONTH
+}
+
+"What was spent in one period and one currency."
+type SpendingBucket {
+  "The period's first day: the day itself, the week's Monday, or the month's 1st."
+  start: Date!
+  "The currency of every amount in the bucket."
+  currency: String!
+  "What the period's expenses add up to, with the currency's decimals."
+  total: Decimal!
+  "How many expenses the period holds (never 0: empty periods are left out)."
+  count: Int!
+  "The total per category, categories in alphabetical order and the expenses without one last; zero amounts are left out."
+  byCategory: [CategoryAmount!]!
+  "Per member, what they paid and their share, in user-id order; members with neither are left out."
+  byMember: [MemberSpending!]!
+}
+
+"What the expenses of one category add up to."
+type CategoryAmount {
+  "The category; null for the expenses without one."
+  category: String
+  "Their total, with the currency's decimals."
+  amount: Decimal!
+}
+
+"One member's spending in a bucket."
+type MemberSpending {
+  "The member."
+  member: Member!
+  "What they paid of the period's expenses."
+  paid: Decimal!
+  "Their share of the period's expenses."
+  share: Decimal!
+}
+
+extend input UpdateGroupInput {
+  "The IANA time zone the group counts its days in from now on, such as \"Europe/Berlin\" or \"UTC\"."
+  timeZone: String
+}
+
+extend input CreateGroupInput {
+  "The IANA time zone the group counts its days in, such as \"Europe/Berlin\"; UTC when left out."
+  timeZone: String
+}
+`, BuiltIn: false},
 	{Name: "../../schema/token.graphqls", Input: `# Personal access tokens: for scripts and bots, sent as "Authorization: Bearer <token>".
 
 extend type User {
@@ -3889,6 +4136,16 @@ func (ec *executionContext) childFields_Balance(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Balance", field.Name)
 }
 
+func (ec *executionContext) childFields_CategoryAmount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "category":
+		return ec.fieldContext_CategoryAmount_category(ctx, field)
+	case "amount":
+		return ec.fieldContext_CategoryAmount_amount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CategoryAmount", field.Name)
+}
+
 func (ec *executionContext) childFields_CurrencyTotal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -3957,6 +4214,8 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_history(ctx, field)
 	case "recurrence":
 		return ec.fieldContext_Expense_recurrence(ctx, field)
+	case "spentOn":
+		return ec.fieldContext_Expense_spentOn(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Expense", field.Name)
 }
@@ -4057,6 +4316,10 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_syncToken(ctx, field)
 	case "recurringExpenses":
 		return ec.fieldContext_Group_recurringExpenses(ctx, field)
+	case "timeZone":
+		return ec.fieldContext_Group_timeZone(ctx, field)
+	case "spending":
+		return ec.fieldContext_Group_spending(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
 }
@@ -4219,6 +4482,18 @@ func (ec *executionContext) childFields_MemberEdge(ctx context.Context, field gr
 		return ec.fieldContext_MemberEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MemberEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MemberSpending(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "member":
+		return ec.fieldContext_MemberSpending_member(ctx, field)
+	case "paid":
+		return ec.fieldContext_MemberSpending_paid(ctx, field)
+	case "share":
+		return ec.fieldContext_MemberSpending_share(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MemberSpending", field.Name)
 }
 
 func (ec *executionContext) childFields_NewAccessToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4423,6 +4698,24 @@ func (ec *executionContext) childFields_ShareEdge(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type ShareEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_SpendingBucket(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_SpendingBucket_start(ctx, field)
+	case "currency":
+		return ec.fieldContext_SpendingBucket_currency(ctx, field)
+	case "total":
+		return ec.fieldContext_SpendingBucket_total(ctx, field)
+	case "count":
+		return ec.fieldContext_SpendingBucket_count(ctx, field)
+	case "byCategory":
+		return ec.fieldContext_SpendingBucket_byCategory(ctx, field)
+	case "byMember":
+		return ec.fieldContext_SpendingBucket_byMember(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SpendingBucket", field.Name)
+}
+
 func (ec *executionContext) childFields_Split(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4479,6 +4772,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_activity(ctx, field)
 	case "summary":
 		return ec.fieldContext_User_summary(ctx, field)
+	case "spending":
+		return ec.fieldContext_User_spending(ctx, field)
 	case "accessTokens":
 		return ec.fieldContext_User_accessTokens(ctx, field)
 	case "usage":

@@ -82,6 +82,8 @@ type CreateGroupInput struct {
 	SettlementConfirmation *store.SettlementConfirmation `json:"settlementConfirmation,omitempty"`
 	// Whether anyone who knows the group's id may join without an invite (false: members invite people with `createInvite`).
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+	// The IANA time zone the group counts its days in, such as "Europe/Berlin"; UTC when left out.
+	TimeZone *string `json:"timeZone,omitempty"`
 }
 
 // A new invite; every field may be left out.
@@ -105,9 +107,9 @@ type CreateRecurringExpenseInput struct {
 	// How many units apart: 1 to 999.
 	Interval *int `json:"interval,omitempty"`
 	// The day of the first occurrence: from 366 days ago to 10 years ahead.
-	StartsOn time.Time `json:"startsOn"`
+	StartsOn string `json:"startsOn"`
 	// No occurrence after this day (on or after `startsOn`).
-	EndsOn *time.Time `json:"endsOn,omitempty"`
+	EndsOn *string `json:"endsOn,omitempty"`
 	// At most this many occurrences: 1 to 10000.
 	Count *int `json:"count,omitempty"`
 }
@@ -356,6 +358,8 @@ type UpdateGroupInput struct {
 	Currency *string `json:"currency,omitempty"`
 	// Whether anyone who knows the group's id may join without an invite.
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+	// The IANA time zone the group counts its days in from now on, such as "Europe/Berlin" or "UTC".
+	TimeZone *string `json:"timeZone,omitempty"`
 }
 
 // A change to a recurring expense's future occurrences: fields left out keep their values.
@@ -365,7 +369,7 @@ type UpdateRecurringExpenseInput struct {
 	// A new template, replacing the whole expense each occurrence records; its `groupId` must be the recurring expense's group.
 	Template *CreateExpenseInput `json:"template,omitempty"`
 	// A new last day (on or after `startsOn`).
-	EndsOn *time.Time `json:"endsOn,omitempty"`
+	EndsOn *string `json:"endsOn,omitempty"`
 	// True removes `endsOn`: no last day.
 	NoEnd *bool `json:"noEnd,omitempty"`
 	// A new limit on the number of occurrences: 1 to 10000, or 0 for no limit.

@@ -9,22 +9,20 @@ import (
 	"github.com/fracti/api/store"
 )
 
-// MarshalDate writes a day as "2006-01-02".
-func MarshalDate(t time.Time) graphql.Marshaler {
+// MarshalDay writes a day held as a time (UTC midnight, as store.ParseDay
+// reads it) as a Date: "2006-01-02". Inputs are read as Date strings
+// (UnmarshalDate); UnmarshalDay is for fields bound to a time.
+func MarshalDay(t time.Time) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
 		_, _ = io.WriteString(w, strconv.Quote(store.FormatDay(t)))
 	})
 }
 
-// UnmarshalDate reads a "2006-01-02" day as UTC midnight.
-func UnmarshalDate(v any) (time.Time, error) {
-	s, ok := v.(string)
-	if !ok {
-		return time.Time{}, badInput(`a Date is a string such as "2024-01-20"`)
-	}
-	d, err := store.ParseDay(s)
+// UnmarshalDay reads a Date as UTC midnight of that day.
+func UnmarshalDay(v any) (time.Time, error) {
+	s, err := UnmarshalDate(v)
 	if err != nil {
-		return time.Time{}, badInput(`a Date is a string such as "2024-01-20"`)
+		return time.Time{}, err
 	}
-	return d, nil
+	return store.ParseDay(s)
 }

@@ -102,3 +102,19 @@ func UnmarshalDateTime(v any) (time.Time, error) {
 func badInput(msg string) error {
 	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": "BAD_USER_INPUT"}}
 }
+
+// MarshalDate writes a day ("2024-01-20") as it is stored.
+func MarshalDate(day string) graphql.Marshaler { return graphql.MarshalString(day) }
+
+// UnmarshalDate reads a Date: a real calendar day written YYYY-MM-DD.
+func UnmarshalDate(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", badInput(`a Date is a string such as "2024-01-20"`)
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil || t.Format(time.DateOnly) != s {
+		return "", badInput(fmt.Sprintf(`%q is not a Date: a day written YYYY-MM-DD, such as "2024-01-20"`, s))
+	}
+	return s, nil
+}
