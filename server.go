@@ -85,6 +85,8 @@ type config struct {
 	MetricsAddr string
 	// Rates: RATES_URL, CRYPTO_RATES_URL and RATES_TIMEOUT.
 	Rates ratesConfig
+	// Recurring expenses: RECURRING_INTERVAL and RECURRING_CATCH_UP.
+	Recurring recurringConfig
 	// SpendingMaxDays bounds a spending query's range (SPENDING_MAX_DAYS).
 	SpendingMaxDays int
 }
@@ -222,6 +224,9 @@ func loadConfig() (config, error) {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil || !c.Metrics {
 			return c, fmt.Errorf("METRICS_ADDR must be an address such as :9090, with METRICS=true")
 		}
+	}
+	if c.Recurring, err = loadRecurringConfig(); err != nil {
+		return c, err
 	}
 	legacyOpen, err := strconv.ParseBool(env("LEGACY_GROUPS_JOIN_BY_ID", "true"))
 	if err != nil {
@@ -449,6 +454,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	if err != nil {
 		return err
 	}
+	jobs := startJobs(cfg, s, log, m)
 	if cfg.BotToken == "" {
 		log.Warn("TELEGRAM_BOT_TOKEN is not set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
 	}
@@ -507,6 +513,10 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	endLive() // live connections end now; the server does not wait for them
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
+	// No scheduled run starts from now; the one in flight may finish within the grace.
+	jobsStopped := make(chan error, 1)
+	go func() { jobsStopped <- jobs.Stop(shutdownCtx) }()
+	defer func() { <-jobsStopped }()
 	if metricsSrv != nil {
 		defer func() { _ = metricsSrv.Shutdown(shutdownCtx) }() // scraped until the API has stopped
 	}

@@ -116,6 +116,7 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	}
 	alice.Must(&setup, `mutation($g: ID!) { createInvite(groupId: $g) { id } addPlaceholderMember(groupId: $g, name: "Carol") { userId } }`, "g", group)
 	token := createAccessToken(t, alice, map[string]any{"name": "alice's", "scopes": []string{"READ", "WRITE"}}).AccessToken.ID
+	series := recurringFixture(t, alice, group)
 	var before json.RawMessage
 	alice.Must(&before, everything, "g", group)
 
@@ -131,7 +132,9 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 		"unknown scheme":       "Basic YWxpY2U6c2VjcmV0",
 	}
 
-	for i, op := range everyOperation(group, expense, deleted, settlement, setup.CreateInvite.ID, setup.AddPlaceholderMember.UserID, token) {
+	ops := everyOperation(group, expense, deleted, settlement, setup.CreateInvite.ID, setup.AddPlaceholderMember.UserID, token)
+	ops = append(ops, recurringOperations(group, series)...)
+	for i, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
 			for name, header := range credentials {
 				res := api.WithHeader(header).Do(op.query, op.vars...)
@@ -173,6 +176,7 @@ const everything = `query($g: ID!) { group(id: $g) { title version memberCount j
 	invites { id uses }
 	expenses { nodes { id version amount history { version } } }
 	settlements { nodes { id status } }
+	recurringExpenses { nodes { id version paused nextOn } }
 	debts { from { userId } to { userId } amount }
 	activity(first: 100) { nodes { type } } } }`
 

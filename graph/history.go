@@ -10,7 +10,7 @@ import (
 
 // eventSubject is the object a group event is about, as it is now, or nil
 // when it is gone (an expense purged after its restore window, an invite
-// purged after its expiry). The event
+// purged after its expiry, a deleted recurring expense). The event
 // belongs to a group the viewer sees, so its subject is visible too.
 func eventSubject(ctx context.Context, ev *store.Event) (model.GroupEventSubject, error) {
 	switch ev.Subject.Kind {
@@ -36,6 +36,9 @@ func eventSubject(ctx context.Context, ev *store.Event) (model.GroupEventSubject
 			return nil, err
 		}
 		return &model.Invite{Invite: *inv}, nil // never its secret: only createInvite's answer has that
+	case store.SubjectRecurring:
+		// Null once deleted: its occurrences stay, the recurring expense does not.
+		return nilIfHidden(loaders.Series(ctx, store.SeriesKey{GroupID: ev.GroupID, SeriesID: ev.Subject.ID}))
 	}
 	return nil, nil
 }

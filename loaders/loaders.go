@@ -1,6 +1,6 @@
 // Package loaders batches and caches, per request, the lookups that GraphQL
 // resolvers make one object at a time: groups, members, expenses,
-// settlements, invites and balances. Fifty expenses asking for their payers
+// settlements, invites, recurring expenses and balances. Fifty expenses asking for their payers
 // cost one BatchGetItem, not fifty GetItems; groups, memberships and ledgers
 // wanted at the same moment share one BatchGetItem.
 //
@@ -37,6 +37,7 @@ type Loaders struct {
 	expenses    loader[store.ExpenseRef, store.Expense]
 	settlements loader[store.SettlementRef, store.Settlement]
 	invites     loader[store.InviteRef, store.Invite]
+	series      loader[store.SeriesKey, store.Series]
 	started     started // the reads prefetch started
 }
 
@@ -50,7 +51,7 @@ type loader[K comparable, V any] struct {
 
 // BatchObserver is told the number of keys of every batch read a loader
 // makes (a dataloader batch or a prefetch), with the loader's name: items,
-// books, expenses, settlements or invites.
+// books, expenses, settlements, invites or series.
 type BatchObserver func(loader string, keys int)
 
 // Option tunes the loaders New makes.
@@ -77,6 +78,7 @@ func New(s *store.Store, wait time.Duration, opts ...Option) *Loaders {
 		expenses:    newLoader("expenses", wait, o.observe, s.GetExpenses),       // BatchGetItem by key, GSI2 by id
 		settlements: newLoader("settlements", wait, o.observe, s.GetSettlements), // like expenses
 		invites:     newLoader("invites", wait, o.observe, s.GetInvites),         // BatchGetItem by key
+		series:      newLoader("series", wait, o.observe, s.GetSeriesByKeys),     // BatchGetItem by key
 	}
 	l.books = newLoader("books", wait, o.observe, l.fetchBooks) // BatchGetItem, once the ledgers are in
 	return l

@@ -20,6 +20,7 @@ func Wrote(ctx context.Context, groupID string) {
 	l.expenses.cache.deleteFunc(func(r store.ExpenseRef) bool { return r.GroupID == groupID || r.GroupID == "" })
 	l.settlements.cache.deleteFunc(func(r store.SettlementRef) bool { return r.GroupID == groupID || r.GroupID == "" })
 	l.invites.cache.deleteFunc(func(r store.InviteRef) bool { return r.GroupID == groupID })
+	l.series.cache.deleteFunc(func(k store.SeriesKey) bool { return k.GroupID == groupID })
 }
 
 // PrimeGroup caches a group a write returned, so reading it again costs nothing.

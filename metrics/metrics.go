@@ -43,6 +43,8 @@ type Metrics struct {
 	liveConnections *prometheus.GaugeVec
 	liveRefused     *prometheus.CounterVec
 	subscriptions   atomic.Pointer[func() int]
+
+	jobRuns *prometheus.CounterVec
 }
 
 // New returns metrics registered in a fresh registry, with the Go runtime's
@@ -124,6 +126,8 @@ func New() *Metrics {
 		m.dynamoCalls, m.dynamoFailures, m.dynamoDuration, m.dynamoRetries, m.dynamoThrottles, m.dynamoCapacity,
 		m.loaderBatches, m.liveConnections, m.liveRefused, subscriptions,
 	)
+	m.jobRuns = newJobRuns()
+	m.registry.MustRegister(m.jobRuns)
 	// Every transport shows from the start, at 0.
 	for _, t := range []string{TransportWebSocket, TransportSSE, TransportMultipart} {
 		m.liveConnections.WithLabelValues(t)

@@ -33,6 +33,13 @@ const MaxExpenseParticipants = maxTransactItems - 6
 // expense the first request created, and another expense with that key
 // fails with ErrConflict.
 func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense, idempotencyKey string) (Expense, error) {
+	return s.createExpense(ctx, groupTitle, e, idempotencyKey, nil)
+}
+
+// createExpense is CreateExpense with extra items written in the same
+// transaction (a recurring expense's occurrence marker and series update),
+// after the expense's own and before the event.
+func (s *Store) createExpense(ctx context.Context, groupTitle string, e Expense, idempotencyKey string, extra []types.TransactWriteItem) (Expense, error) {
 	e.ID = s.newID()
 	e.CreatedAt = s.stamp()
 	e.Version = 1
@@ -80,6 +87,7 @@ func (s *Store) CreateExpense(ctx context.Context, groupTitle string, e Expense,
 		idem = len(items) // its index in the transaction, after the ledger
 	}
 	items = append(items, s.spendingUpdates(e.GroupID, nil, &e)...)
+	items = append(items, extra...)
 	ev := expenseEvent(EventExpenseCreated, &e, e.CreatedBy, e.CreatedAt, rev.Changes)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.changeBalances(involved, e.Amount.Currency(), s.maxCurrencies)

@@ -30,6 +30,11 @@ const (
 	EventPlaceholderClaimed  EventType = "placeholder_claimed" // the claim begins; the placeholder's MEMBER_LEFT ends it
 	EventInviteCreated       EventType = "invite_created"
 	EventInviteRevoked       EventType = "invite_revoked"
+	EventRecurringCreated    EventType = "recurring_created"
+	EventRecurringUpdated    EventType = "recurring_updated"
+	EventRecurringPaused     EventType = "recurring_paused" // by a member, or by the scheduler when nobody is left
+	EventRecurringResumed    EventType = "recurring_resumed"
+	EventRecurringDeleted    EventType = "recurring_deleted"
 )
 
 // SubjectKind is the kind of object an event is about.
@@ -42,6 +47,7 @@ const (
 	SubjectExpense    SubjectKind = "expense"
 	SubjectSettlement SubjectKind = "settlement"
 	SubjectInvite     SubjectKind = "invite"
+	SubjectRecurring  SubjectKind = "recurring"
 )
 
 // Subject names the object an event is about: a group by its id, a member by

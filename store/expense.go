@@ -54,6 +54,9 @@ type Expense struct {
 	DeletedBy string
 	// Conversion is set when the expense was entered in another currency.
 	Conversion *Conversion
+	// SeriesID is the recurring expense it is an occurrence of; "" for
+	// an expense recorded by hand.
+	SeriesID string
 	// format is the formatVersion of the item it was read from.
 	format int
 }
@@ -141,6 +144,7 @@ type expenseRecord struct {
 	TTL           int64  `dynamodbav:"ttl,omitempty"`
 	FormatVersion int    `dynamodbav:"formatVersion,omitempty"`
 	conversionRecord
+	SeriesID string `dynamodbav:"seriesId,omitempty"`
 }
 
 type splitRecord struct {
@@ -181,13 +185,19 @@ func (e *Expense) record() expenseRecord {
 		Description: e.Description, SplitType: string(e.SplitType), Splits: splits, Payers: payers,
 		Category: e.Category, CreatedAt: ts, CreatedBy: e.CreatedBy,
 		Version: e.Version, FormatVersion: formatCurrent, SpentOn: e.SpentOn, conversionRecord: conversionRecordOf(e.Conversion),
+		SeriesID: e.SeriesID,
 	}
 	if !e.SpentAt.IsZero() && !e.SpentAt.Equal(e.CreatedAt) {
 		r.SpentAt = formatTime(e.SpentAt)
 	}
+	if e.SeriesID != "" {
+		// An occurrence is listed under its recurring expense.
+		r.GSI1PK, r.GSI1SK = seriesGSI1PK(e.SeriesID), occurrenceGSI1SK(formatTime(e.SpentAt), e.ID)
+	}
 	if e.DeletedAt != nil {
 		// The tombstone: out of the group's list (TX#) and the payer's (GSI3).
 		r.SK, r.GSI3PK, r.GSI3SK = deletedExpenseSK(ts, e.ID), "", ""
+		r.GSI1PK, r.GSI1SK = "", "" // and out of its series' occurrences
 		r.DeletedAt, r.DeletedBy = formatTime(*e.DeletedAt), e.DeletedBy
 		r.TTL = e.DeletedAt.Add(RestoreWindow).Unix()
 	}
@@ -240,6 +250,7 @@ func (r *expenseRecord) expense() (Expense, error) {
 		Amount: amount, Description: r.Description, Category: r.Category,
 		SplitType: SplitType(r.SplitType), Splits: splits, CreatedAt: created, CreatedBy: r.CreatedBy,
 		SpentAt: created, SpentOn: r.SpentOn, Version: max(r.Version, 1), DeletedBy: r.DeletedBy, format: max(r.FormatVersion, 1),
+		SeriesID: r.SeriesID,
 	}
 	if r.SpentAt != "" {
 		if e.SpentAt, err = parseTime(r.SpentAt); err != nil {

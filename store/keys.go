@@ -32,6 +32,16 @@ import (
 //	usage counters       USER#<userId>       USAGE#<YYYY-MM-DD>               (expires: ttl)
 //	kept rate table      RATE#<YYYY-MM-DD>   PROVIDER#<provider>              (expires: ttl)
 //	spending summary     GROUP#<groupId>     SPEND#<YYYY-MM-DD>#<currency>
+//	recurring expense    GROUP#<groupId>     SERIES#<seriesId>                DUE#<shard> / <nextOn>#<groupId>#<seriesId>  SERIES#<seriesId> / <groupId>
+//	occurrence marker    GROUP#<groupId>     RECUR#<seriesId>#<YYYY-MM-DD>
+//	occurrence (expense) the expense's keys, and                              SERIES#<seriesId> / OCCURS#<spentAt>#<expenseId>
+//
+// A recurring expense (a series) is listed under DUE#<shard> in GSI1 only
+// while it is active (neither paused nor finished): the scheduler finds the
+// series due by today with one Query per shard (GSI1SK <= "<today>~"), never
+// a Scan. An occurrence is an ordinary expense with GSI1 keys under its
+// series (dropped while it is deleted), and its marker, written on condition
+// that it is absent, is its identity: one expense per series and day.
 //
 // A spending summary's key leads with the day, not the currency, so that one
 // Query (SK BETWEEN SPEND#<from> AND SPEND#<to>$, spendRange) reads a range
@@ -116,6 +126,10 @@ const (
 	prefixRate      = "RATE#"
 	prefixProvider  = "PROVIDER#"
 	prefixSpend     = "SPEND#"
+	prefixSeries    = "SERIES#"
+	prefixRecur     = "RECUR#"
+	prefixDue       = "DUE#"
+	prefixOccurs    = "OCCURS#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -266,6 +280,48 @@ func ratePK(day string) string { return prefixRate + day }
 
 // rateSK is where one provider's table of the day is kept.
 func rateSK(provider string) string { return prefixProvider + provider }
+
+// seriesSK is the key of a recurring expense in its group's partition; with
+// no id, the prefix of all the group's recurring expenses.
+func seriesSK(seriesID string) string { return prefixSeries + seriesID }
+
+// seriesGSI2PK is where a recurring expense is looked up by id, and
+// seriesGSI1PK where its occurrences are listed.
+func seriesGSI2PK(seriesID string) string { return prefixSeries + seriesID }
+
+func seriesGSI1PK(seriesID string) string { return prefixSeries + seriesID }
+
+// dueGSI1PK is one shard of the index of active recurring expenses.
+func dueGSI1PK(shard int) string { return prefixDue + strconv.Itoa(shard) }
+
+// dueGSI1SK orders a recurring expense in its shard by the day it is next
+// due ("2006-01-02").
+func dueGSI1SK(nextOn, groupID, seriesID string) string {
+	return nextOn + "#" + groupID + "#" + seriesID
+}
+
+// dueUpTo is the upper bound (inclusive) of the GSI1SK of every series due
+// on or before day: '~' sorts after '#' and every character of an id.
+func dueUpTo(day string) string { return day + "~" }
+
+// parseDueGSI1SK reads a dueGSI1SK back.
+func parseDueGSI1SK(sk string) (nextOn, groupID, seriesID string, ok bool) {
+	parts := strings.Split(sk, "#")
+	if len(parts) != 3 {
+		return "", "", "", false
+	}
+	return parts[0], parts[1], parts[2], true
+}
+
+// occurrenceSK is the marker of a recurring expense's occurrence on day
+// ("2006-01-02"): its identity.
+func occurrenceSK(seriesID, day string) string { return prefixRecur + seriesID + "#" + day }
+
+// occurrenceGSI1SK orders an occurrence among its series' by the time it was
+// spent (its day), not by when the scheduler happened to create it.
+func occurrenceGSI1SK(spentAt, expenseID string) string {
+	return prefixOccurs + spentAt + "#" + expenseID
+}
 
 // spendSK is the key of a group's spending summary of one day (DayLayout)
 // in one currency.

@@ -33,6 +33,7 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 	}
 	next.ID, next.GroupID, next.CreatedAt, next.CreatedBy = old.ID, old.GroupID, old.CreatedAt, old.CreatedBy
 	next.Version, next.DeletedAt, next.DeletedBy = old.Version+1, nil, ""
+	next.SeriesID = old.SeriesID // an edited occurrence stays its series
 	if next.SpentAt.IsZero() {
 		next.SpentAt = old.SpentAt
 	}

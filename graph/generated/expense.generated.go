@@ -32,6 +32,7 @@ type ExpenseResolver interface {
 	Rate(ctx context.Context, obj *store.Expense) (*money.Decimal, error)
 	RateSource(ctx context.Context, obj *store.Expense) (*string, error)
 	RateDate(ctx context.Context, obj *store.Expense) (*string, error)
+	Recurrence(ctx context.Context, obj *store.Expense) (*store.Series, error)
 }
 type PaymentResolver interface {
 	ID(ctx context.Context, obj *store.Payment) (string, error)
@@ -585,6 +586,38 @@ func (ec *executionContext) _Expense_rateDate(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Expense_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type Date does not have child fields"))
+}
+
+func (ec *executionContext) _Expense_recurrence(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_recurrence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Expense().Recurrence(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Series) graphql.Marshaler {
+			return ec.marshalORecurringExpense2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSeries(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_recurrence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Expense",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecurringExpense(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Expense_spentOn(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -1860,6 +1893,44 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "recurrence":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Expense_recurrence(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "spentOn":
 			out.Values[i] = ec._Expense_spentOn(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -2353,6 +2424,11 @@ func (ec *executionContext) unmarshalNCreateExpenseInput2githubᚗcomᚋfracti�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateExpenseInput2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐCreateExpenseInput(ctx context.Context, v any) (*model.CreateExpenseInput, error) {
+	res, err := ec.unmarshalInputCreateExpenseInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNExpense2githubᚗcomᚋfractiᚋapiᚋstoreᚐExpense(ctx context.Context, sel ast.SelectionSet, v store.Expense) graphql.Marshaler {
 	return ec._Expense(ctx, sel, &v)
 }
@@ -2512,6 +2588,14 @@ var (
 func (ec *executionContext) unmarshalNUpdateExpenseInput2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐUpdateExpenseInput(ctx context.Context, v any) (model.UpdateExpenseInput, error) {
 	res, err := ec.unmarshalInputUpdateExpenseInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCreateExpenseInput2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐCreateExpenseInput(ctx context.Context, v any) (*model.CreateExpenseInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCreateExpenseInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOExpense2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐExpense(ctx context.Context, sel ast.SelectionSet, v *store.Expense) graphql.Marshaler {

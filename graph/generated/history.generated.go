@@ -536,6 +536,13 @@ func (ec *executionContext) _GroupEventSubject(ctx context.Context, sel ast.Sele
 			return graphql.Null
 		}
 		return ec._Settlement(ctx, sel, obj)
+	case store.Series:
+		return ec._RecurringExpense(ctx, sel, &obj)
+	case *store.Series:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RecurringExpense(ctx, sel, obj)
 	case store.Member:
 		return ec._Member(ctx, sel, &obj)
 	case *store.Member:
@@ -1145,6 +1152,11 @@ var (
 		"PLACEHOLDER_CLAIMED":  store.EventPlaceholderClaimed,
 		"INVITE_CREATED":       store.EventInviteCreated,
 		"INVITE_REVOKED":       store.EventInviteRevoked,
+		"RECURRING_CREATED":    store.EventRecurringCreated,
+		"RECURRING_UPDATED":    store.EventRecurringUpdated,
+		"RECURRING_PAUSED":     store.EventRecurringPaused,
+		"RECURRING_RESUMED":    store.EventRecurringResumed,
+		"RECURRING_DELETED":    store.EventRecurringDeleted,
 	}
 	marshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType = map[store.EventType]string{
 		store.EventGroupCreated:        "GROUP_CREATED",
@@ -1164,6 +1176,11 @@ var (
 		store.EventPlaceholderClaimed:  "PLACEHOLDER_CLAIMED",
 		store.EventInviteCreated:       "INVITE_CREATED",
 		store.EventInviteRevoked:       "INVITE_REVOKED",
+		store.EventRecurringCreated:    "RECURRING_CREATED",
+		store.EventRecurringUpdated:    "RECURRING_UPDATED",
+		store.EventRecurringPaused:     "RECURRING_PAUSED",
+		store.EventRecurringResumed:    "RECURRING_RESUMED",
+		store.EventRecurringDeleted:    "RECURRING_DELETED",
 	}
 )
 

@@ -38,6 +38,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Payment() PaymentResolver
 	Query() QueryResolver
+	RecurringExpense() RecurringExpenseResolver
 	Settlement() SettlementResolver
 	Share() ShareResolver
 	Split() SplitResolver
@@ -129,6 +130,7 @@ type ComplexityRoot struct {
 		Rate             func(childComplexity int) int
 		RateDate         func(childComplexity int) int
 		RateSource       func(childComplexity int) int
+		Recurrence       func(childComplexity int) int
 		RestorableUntil  func(childComplexity int) int
 		SpentAt          func(childComplexity int) int
 		SpentOn          func(childComplexity int) int
@@ -179,6 +181,7 @@ type ComplexityRoot struct {
 		Member                 func(childComplexity int, userID string) int
 		MemberCount            func(childComplexity int) int
 		Members                func(childComplexity int, first *int, after *string) int
+		RecurringExpenses      func(childComplexity int, first *int, after *string) int
 		SettlementConfirmation func(childComplexity int) int
 		Settlements            func(childComplexity int, first *int, after *string) int
 		Spending               func(childComplexity int, from string, to string, currency *string, by *store.SpendingPeriod) int
@@ -275,23 +278,28 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddPlaceholderMember func(childComplexity int, groupID string, name string) int
-		ClaimPlaceholder     func(childComplexity int, groupID string, placeholderID string) int
-		CreateAccessToken    func(childComplexity int, input model.CreateAccessTokenInput) int
-		CreateExpense        func(childComplexity int, input model.CreateExpenseInput) int
-		CreateGroup          func(childComplexity int, input model.CreateGroupInput) int
-		CreateInvite         func(childComplexity int, groupID string, input *model.CreateInviteInput) int
-		CreateSettlement     func(childComplexity int, input model.CreateSettlementInput) int
-		DeleteExpense        func(childComplexity int, id string) int
-		JoinGroup            func(childComplexity int, groupID *string, invite *string) int
-		LeaveGroup           func(childComplexity int, groupID string) int
-		RestoreExpense       func(childComplexity int, id string) int
-		RevokeAccessToken    func(childComplexity int, id string) int
-		RevokeInvite         func(childComplexity int, id string) int
-		UpdateExpense        func(childComplexity int, id string, input model.UpdateExpenseInput) int
-		UpdateGroup          func(childComplexity int, id string, input model.UpdateGroupInput) int
-		UpdateSettlement     func(childComplexity int, id string, input model.UpdateSettlementInput) int
-		UpdateWallet         func(childComplexity int, groupID string, wallet string) int
+		AddPlaceholderMember   func(childComplexity int, groupID string, name string) int
+		ClaimPlaceholder       func(childComplexity int, groupID string, placeholderID string) int
+		CreateAccessToken      func(childComplexity int, input model.CreateAccessTokenInput) int
+		CreateExpense          func(childComplexity int, input model.CreateExpenseInput) int
+		CreateGroup            func(childComplexity int, input model.CreateGroupInput) int
+		CreateInvite           func(childComplexity int, groupID string, input *model.CreateInviteInput) int
+		CreateRecurringExpense func(childComplexity int, input model.CreateRecurringExpenseInput) int
+		CreateSettlement       func(childComplexity int, input model.CreateSettlementInput) int
+		DeleteExpense          func(childComplexity int, id string) int
+		DeleteRecurringExpense func(childComplexity int, id string) int
+		JoinGroup              func(childComplexity int, groupID *string, invite *string) int
+		LeaveGroup             func(childComplexity int, groupID string) int
+		PauseRecurringExpense  func(childComplexity int, id string) int
+		RestoreExpense         func(childComplexity int, id string) int
+		ResumeRecurringExpense func(childComplexity int, id string) int
+		RevokeAccessToken      func(childComplexity int, id string) int
+		RevokeInvite           func(childComplexity int, id string) int
+		UpdateExpense          func(childComplexity int, id string, input model.UpdateExpenseInput) int
+		UpdateGroup            func(childComplexity int, id string, input model.UpdateGroupInput) int
+		UpdateRecurringExpense func(childComplexity int, id string, input model.UpdateRecurringExpenseInput) int
+		UpdateSettlement       func(childComplexity int, id string, input model.UpdateSettlementInput) int
+		UpdateWallet           func(childComplexity int, groupID string, wallet string) int
 	}
 
 	NewAccessToken struct {
@@ -320,6 +328,40 @@ type ComplexityRoot struct {
 		Node       func(childComplexity int, id string) int
 		Nodes      func(childComplexity int, ids []string) int
 		Settlement func(childComplexity int, id string) int
+	}
+
+	RecurringExpense struct {
+		Amount      func(childComplexity int) int
+		Category    func(childComplexity int) int
+		Count       func(childComplexity int) int
+		CreatedAt   func(childComplexity int) int
+		CreatedBy   func(childComplexity int) int
+		Currency    func(childComplexity int) int
+		Description func(childComplexity int) int
+		EndsOn      func(childComplexity int) int
+		Every       func(childComplexity int) int
+		Group       func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Interval    func(childComplexity int) int
+		NextOn      func(childComplexity int) int
+		Occurrences func(childComplexity int, first *int, after *string) int
+		Paused      func(childComplexity int) int
+		Payers      func(childComplexity int) int
+		SplitType   func(childComplexity int) int
+		Splits      func(childComplexity int) int
+		StartsOn    func(childComplexity int) int
+		Version     func(childComplexity int) int
+	}
+
+	RecurringExpenseConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	RecurringExpenseEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Settlement struct {
@@ -774,6 +816,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.RateSource(childComplexity), true
+	case "Expense.recurrence":
+		if e.ComplexityRoot.Expense.Recurrence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.Recurrence(childComplexity), true
 	case "Expense.restorableUntil":
 		if e.ComplexityRoot.Expense.RestorableUntil == nil {
 			break
@@ -1019,6 +1067,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Members(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.recurringExpenses":
+		if e.ComplexityRoot.Group.RecurringExpenses == nil {
+			break
+		}
+
+		args, err := ec.field_Group_recurringExpenses_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Group.RecurringExpenses(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Group.settlementConfirmation":
 		if e.ComplexityRoot.Group.SettlementConfirmation == nil {
 			break
@@ -1467,6 +1526,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateInvite(childComplexity, args["groupId"].(string), args["input"].(*model.CreateInviteInput)), true
+	case "Mutation.createRecurringExpense":
+		if e.ComplexityRoot.Mutation.CreateRecurringExpense == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createRecurringExpense_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateRecurringExpense(childComplexity, args["input"].(model.CreateRecurringExpenseInput)), true
 	case "Mutation.createSettlement":
 		if e.ComplexityRoot.Mutation.CreateSettlement == nil {
 			break
@@ -1489,6 +1559,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteExpense(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteRecurringExpense":
+		if e.ComplexityRoot.Mutation.DeleteRecurringExpense == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteRecurringExpense_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteRecurringExpense(childComplexity, args["id"].(string)), true
 	case "Mutation.joinGroup":
 		if e.ComplexityRoot.Mutation.JoinGroup == nil {
 			break
@@ -1511,6 +1592,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.LeaveGroup(childComplexity, args["groupId"].(string)), true
+	case "Mutation.pauseRecurringExpense":
+		if e.ComplexityRoot.Mutation.PauseRecurringExpense == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_pauseRecurringExpense_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PauseRecurringExpense(childComplexity, args["id"].(string)), true
 	case "Mutation.restoreExpense":
 		if e.ComplexityRoot.Mutation.RestoreExpense == nil {
 			break
@@ -1522,6 +1614,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RestoreExpense(childComplexity, args["id"].(string)), true
+	case "Mutation.resumeRecurringExpense":
+		if e.ComplexityRoot.Mutation.ResumeRecurringExpense == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeRecurringExpense_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeRecurringExpense(childComplexity, args["id"].(string)), true
 	case "Mutation.revokeAccessToken":
 		if e.ComplexityRoot.Mutation.RevokeAccessToken == nil {
 			break
@@ -1566,6 +1669,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateGroup(childComplexity, args["id"].(string), args["input"].(model.UpdateGroupInput)), true
+	case "Mutation.updateRecurringExpense":
+		if e.ComplexityRoot.Mutation.UpdateRecurringExpense == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateRecurringExpense_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateRecurringExpense(childComplexity, args["id"].(string), args["input"].(model.UpdateRecurringExpenseInput)), true
 	case "Mutation.updateSettlement":
 		if e.ComplexityRoot.Mutation.UpdateSettlement == nil {
 			break
@@ -1714,6 +1828,164 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Settlement(childComplexity, args["id"].(string)), true
+
+	case "RecurringExpense.amount":
+		if e.ComplexityRoot.RecurringExpense.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Amount(childComplexity), true
+	case "RecurringExpense.category":
+		if e.ComplexityRoot.RecurringExpense.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Category(childComplexity), true
+	case "RecurringExpense.count":
+		if e.ComplexityRoot.RecurringExpense.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Count(childComplexity), true
+	case "RecurringExpense.createdAt":
+		if e.ComplexityRoot.RecurringExpense.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.CreatedAt(childComplexity), true
+	case "RecurringExpense.createdBy":
+		if e.ComplexityRoot.RecurringExpense.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.CreatedBy(childComplexity), true
+	case "RecurringExpense.currency":
+		if e.ComplexityRoot.RecurringExpense.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Currency(childComplexity), true
+	case "RecurringExpense.description":
+		if e.ComplexityRoot.RecurringExpense.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Description(childComplexity), true
+	case "RecurringExpense.endsOn":
+		if e.ComplexityRoot.RecurringExpense.EndsOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.EndsOn(childComplexity), true
+	case "RecurringExpense.every":
+		if e.ComplexityRoot.RecurringExpense.Every == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Every(childComplexity), true
+	case "RecurringExpense.group":
+		if e.ComplexityRoot.RecurringExpense.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Group(childComplexity), true
+	case "RecurringExpense.id":
+		if e.ComplexityRoot.RecurringExpense.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.ID(childComplexity), true
+	case "RecurringExpense.interval":
+		if e.ComplexityRoot.RecurringExpense.Interval == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Interval(childComplexity), true
+	case "RecurringExpense.nextOn":
+		if e.ComplexityRoot.RecurringExpense.NextOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.NextOn(childComplexity), true
+	case "RecurringExpense.occurrences":
+		if e.ComplexityRoot.RecurringExpense.Occurrences == nil {
+			break
+		}
+
+		args, err := ec.field_RecurringExpense_occurrences_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Occurrences(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "RecurringExpense.paused":
+		if e.ComplexityRoot.RecurringExpense.Paused == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Paused(childComplexity), true
+	case "RecurringExpense.payers":
+		if e.ComplexityRoot.RecurringExpense.Payers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Payers(childComplexity), true
+	case "RecurringExpense.splitType":
+		if e.ComplexityRoot.RecurringExpense.SplitType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.SplitType(childComplexity), true
+	case "RecurringExpense.splits":
+		if e.ComplexityRoot.RecurringExpense.Splits == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Splits(childComplexity), true
+	case "RecurringExpense.startsOn":
+		if e.ComplexityRoot.RecurringExpense.StartsOn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.StartsOn(childComplexity), true
+	case "RecurringExpense.version":
+		if e.ComplexityRoot.RecurringExpense.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpense.Version(childComplexity), true
+
+	case "RecurringExpenseConnection.edges":
+		if e.ComplexityRoot.RecurringExpenseConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpenseConnection.Edges(childComplexity), true
+	case "RecurringExpenseConnection.nodes":
+		if e.ComplexityRoot.RecurringExpenseConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpenseConnection.Nodes(childComplexity), true
+	case "RecurringExpenseConnection.pageInfo":
+		if e.ComplexityRoot.RecurringExpenseConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpenseConnection.PageInfo(childComplexity), true
+
+	case "RecurringExpenseEdge.cursor":
+		if e.ComplexityRoot.RecurringExpenseEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpenseEdge.Cursor(childComplexity), true
+	case "RecurringExpenseEdge.node":
+		if e.ComplexityRoot.RecurringExpenseEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecurringExpenseEdge.Node(childComplexity), true
 
 	case "Settlement.amount":
 		if e.ComplexityRoot.Settlement.Amount == nil {
@@ -2188,11 +2460,13 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateExpenseInput,
 		ec.unmarshalInputCreateGroupInput,
 		ec.unmarshalInputCreateInviteInput,
+		ec.unmarshalInputCreateRecurringExpenseInput,
 		ec.unmarshalInputCreateSettlementInput,
 		ec.unmarshalInputPaymentInput,
 		ec.unmarshalInputSplitInput,
 		ec.unmarshalInputUpdateExpenseInput,
 		ec.unmarshalInputUpdateGroupInput,
+		ec.unmarshalInputUpdateRecurringExpenseInput,
 		ec.unmarshalInputUpdateSettlementInput,
 	)
 	first := true
@@ -2338,7 +2612,7 @@ interface Node {
 type Query {
   """
   Any object implementing Node by its id: a User (only yourself), a Group, a
-  Member, an Expense or a Settlement. Null when it does not exist or you may
+  Member, an Expense, a Settlement or a RecurringExpense. Null when it does not exist or you may
   not see it.
   """
   node("The object's id." id: ID!): Node
@@ -3133,10 +3407,20 @@ enum GroupEventType {
   INVITE_CREATED
   "A member revoked an invite (its change: revokedAt): it admits nobody from now on."
   INVITE_REVOKED
+  "A member created a recurring expense."
+  RECURRING_CREATED
+  "A member changed a recurring expense's future occurrences."
+  RECURRING_UPDATED
+  "A recurring expense was paused: by a member, or by the server when nobody was left to pay or to share (its change ` + "`" + `reason` + "`" + ` says so)."
+  RECURRING_PAUSED
+  "A member resumed a recurring expense."
+  RECURRING_RESUMED
+  "A member deleted a recurring expense (its occurrences stay)."
+  RECURRING_DELETED
 }
 
 "What a group event is about."
-union GroupEventSubject = Group | Member | Expense | Settlement | Invite
+union GroupEventSubject = Group | Member | Expense | Settlement | Invite | RecurringExpense
 
 """
 One entry of a group's activity log. Events are numbered from 1 without gaps
@@ -3442,6 +3726,179 @@ extend type Mutation {
     "The placeholder's user id (` + "`" + `Member.userId` + "`" + `)."
     placeholderId: ID!
   ): Member!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/recurring.graphqls", Input: `# Recurring expenses: a template expense the server records again every day,
+# week, month or year it falls due.
+
+"The unit a recurring expense repeats in."
+enum RecurrenceUnit {
+  "Every ` + "`" + `interval` + "`" + ` days."
+  DAY
+  "Every ` + "`" + `interval` + "`" + ` weeks, on the weekday of ` + "`" + `startsOn` + "`" + `."
+  WEEK
+  """
+  Every ` + "`" + `interval` + "`" + ` months, on the day of the month of ` + "`" + `startsOn` + "`" + `, or on the
+  month's last day when it is shorter (31 January monthly: 28 or 29 February,
+  then 31 March).
+  """
+  MONTH
+  "Every ` + "`" + `interval` + "`" + ` years, on the date of ` + "`" + `startsOn` + "`" + ` (29 February: 28 February in other years)."
+  YEAR
+}
+
+"""
+An expense that comes back: rent, a subscription. On every day it falls due
+the server records an occurrence, an ordinary expense (with ` + "`" + `recurrence` + "`" + ` set)
+dated at 12:00 of its day in the group's time zone, once however many server
+instances run. Members
+who have left are dropped from later occurrences; when nobody is left to pay
+or to share, it pauses (a RECURRING_PAUSED event says why).
+"""
+type RecurringExpense implements Node {
+  "The recurring expense's id (` + "`" + `rec_` + "`" + ` and 32 hex digits)."
+  id: ID!
+  "The group it belongs to."
+  group: Group!
+  "What each occurrence is for."
+  description: String!
+  "Each occurrence's amount."
+  amount: Decimal!
+  "The currency of the amount."
+  currency: String!
+  "Each occurrence's category; null if none."
+  category: String
+  "How each occurrence is divided."
+  splitType: SplitType!
+  "Who pays each occurrence, and how much (before members who left are dropped)."
+  payers: [Payment!]!
+  "Who shares each occurrence (before members who left are dropped)."
+  splits: [Split!]!
+  "The unit it repeats in."
+  every: RecurrenceUnit!
+  "How many units apart occurrences are: 1 for every day, week, month or year."
+  interval: Int!
+  "The day of the first occurrence; every later one is counted from it."
+  startsOn: Date!
+  "No occurrence after this day; null if none."
+  endsOn: Date
+  "At most this many occurrences in all; null if no limit."
+  count: Int
+  "The day of the next occurrence; null when it has finished (count reached or past endsOn)."
+  nextOn: Date
+  "True while paused: no occurrence is created, and those that fall meanwhile are skipped."
+  paused: Boolean!
+  "The member who created it; the recorder of its occurrences."
+  createdBy: Member!
+  "When it was created."
+  createdAt: DateTime!
+  "1 when created, one more with every change a member makes. Send it as ` + "`" + `expectedVersion` + "`" + ` to change it."
+  version: Int!
+  "The occurrences created so far, the latest day first (deleted ones are left out)."
+  occurrences(
+    "How many to return: 0 to 100."
+    first: Int = 20
+    "Return the occurrences after this cursor."
+    after: String
+  ): ExpenseConnection!
+}
+
+"A page of recurring expenses."
+type RecurringExpenseConnection {
+  "The recurring expenses with their cursors."
+  edges: [RecurringExpenseEdge!]!
+  "The recurring expenses alone."
+  nodes: [RecurringExpense!]!
+  "Where this page stands."
+  pageInfo: PageInfo!
+}
+
+"A recurring expense in a list."
+type RecurringExpenseEdge {
+  "Opaque cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
+  cursor: String!
+  "The recurring expense."
+  node: RecurringExpense!
+}
+
+extend type Group {
+  "The group's recurring expenses, paused and finished ones included, in the order they were created."
+  recurringExpenses(
+    "How many to return: 0 to 100."
+    first: Int = 20
+    "Return the recurring expenses after this cursor."
+    after: String
+  ): RecurringExpenseConnection!
+}
+
+extend type Expense {
+  "The recurring expense this expense is an occurrence of; null for an expense recorded by hand, or when the recurring expense was deleted."
+  recurrence: RecurringExpense
+}
+
+extend type Mutation {
+  """
+  Create a recurring expense. The template is checked exactly as
+  ` + "`" + `createExpense` + "`" + ` checks its input (without ` + "`" + `spentAt` + "`" + ` and ` + "`" + `idempotencyKey` + "`" + `,
+  which each occurrence sets itself). A ` + "`" + `startsOn` + "`" + ` in the past (up to 366 days)
+  is caught up: the occurrences already due are created at the next run.
+  """
+  createRecurringExpense("The recurring expense." input: CreateRecurringExpenseInput!): RecurringExpense!
+
+  """
+  Change a recurring expense's future occurrences; those already created stay
+  as they are (edit them with ` + "`" + `updateExpense` + "`" + `). Any member may.
+  ` + "`" + `expectedVersion` + "`" + ` must be the version you read, or it fails with CONFLICT
+  and ` + "`" + `extensions.currentVersion` + "`" + `.
+  """
+  updateRecurringExpense(
+    "The recurring expense's id."
+    id: ID!
+    "What to change."
+    input: UpdateRecurringExpenseInput!
+  ): RecurringExpense!
+
+  "Pause a recurring expense: no occurrence until it is resumed. Any member may; pausing a paused one changes nothing."
+  pauseRecurringExpense("The recurring expense's id." id: ID!): RecurringExpense!
+
+  """
+  Resume a paused recurring expense. The occurrences that fell while it was
+  paused are skipped; the next is the first due today or later. Any member may.
+  """
+  resumeRecurringExpense("The recurring expense's id." id: ID!): RecurringExpense!
+
+  "Delete a recurring expense: no occurrence follows; those already created stay. Any member may. Returns its id."
+  deleteRecurringExpense("The recurring expense's id." id: ID!): ID!
+}
+
+"A new recurring expense."
+input CreateRecurringExpenseInput {
+  "The expense each occurrence records: as ` + "`" + `createExpense` + "`" + `'s input, without ` + "`" + `spentAt` + "`" + ` and ` + "`" + `idempotencyKey` + "`" + `."
+  template: CreateExpenseInput!
+  "The unit it repeats in."
+  every: RecurrenceUnit!
+  "How many units apart: 1 to 999."
+  interval: Int = 1
+  "The day of the first occurrence: from 366 days ago to 10 years ahead."
+  startsOn: Date!
+  "No occurrence after this day (on or after ` + "`" + `startsOn` + "`" + `)."
+  endsOn: Date
+  "At most this many occurrences: 1 to 10000."
+  count: Int
+}
+
+"A change to a recurring expense's future occurrences: fields left out keep their values."
+input UpdateRecurringExpenseInput {
+  "The version you read (` + "`" + `RecurringExpense.version` + "`" + `)."
+  expectedVersion: Int!
+  "A new template, replacing the whole expense each occurrence records; its ` + "`" + `groupId` + "`" + ` must be the recurring expense's group."
+  template: CreateExpenseInput
+  "A new last day (on or after ` + "`" + `startsOn` + "`" + `)."
+  endsOn: Date
+  "True removes ` + "`" + `endsOn` + "`" + `: no last day."
+  noEnd: Boolean
+  "A new limit on the number of occurrences: 1 to 10000, or 0 for no limit."
+  count: Int
 }
 `, BuiltIn: false},
 	{Name: "../../schema/settlement.graphqls", Input: `# Settlements: payments between two members that settle debts.
@@ -4046,6 +4503,8 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_rateSource(ctx, field)
 	case "rateDate":
 		return ec.fieldContext_Expense_rateDate(ctx, field)
+	case "recurrence":
+		return ec.fieldContext_Expense_recurrence(ctx, field)
 	case "spentOn":
 		return ec.fieldContext_Expense_spentOn(ctx, field)
 	}
@@ -4146,6 +4605,8 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_changes(ctx, field)
 	case "syncToken":
 		return ec.fieldContext_Group_syncToken(ctx, field)
+	case "recurringExpenses":
+		return ec.fieldContext_Group_recurringExpenses(ctx, field)
 	case "timeZone":
 		return ec.fieldContext_Group_timeZone(ctx, field)
 	case "spending":
@@ -4362,6 +4823,74 @@ func (ec *executionContext) childFields_Payment(ctx context.Context, field graph
 		return ec.fieldContext_Payment_amount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Payment", field.Name)
+}
+
+func (ec *executionContext) childFields_RecurringExpense(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RecurringExpense_id(ctx, field)
+	case "group":
+		return ec.fieldContext_RecurringExpense_group(ctx, field)
+	case "description":
+		return ec.fieldContext_RecurringExpense_description(ctx, field)
+	case "amount":
+		return ec.fieldContext_RecurringExpense_amount(ctx, field)
+	case "currency":
+		return ec.fieldContext_RecurringExpense_currency(ctx, field)
+	case "category":
+		return ec.fieldContext_RecurringExpense_category(ctx, field)
+	case "splitType":
+		return ec.fieldContext_RecurringExpense_splitType(ctx, field)
+	case "payers":
+		return ec.fieldContext_RecurringExpense_payers(ctx, field)
+	case "splits":
+		return ec.fieldContext_RecurringExpense_splits(ctx, field)
+	case "every":
+		return ec.fieldContext_RecurringExpense_every(ctx, field)
+	case "interval":
+		return ec.fieldContext_RecurringExpense_interval(ctx, field)
+	case "startsOn":
+		return ec.fieldContext_RecurringExpense_startsOn(ctx, field)
+	case "endsOn":
+		return ec.fieldContext_RecurringExpense_endsOn(ctx, field)
+	case "count":
+		return ec.fieldContext_RecurringExpense_count(ctx, field)
+	case "nextOn":
+		return ec.fieldContext_RecurringExpense_nextOn(ctx, field)
+	case "paused":
+		return ec.fieldContext_RecurringExpense_paused(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_RecurringExpense_createdBy(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_RecurringExpense_createdAt(ctx, field)
+	case "version":
+		return ec.fieldContext_RecurringExpense_version(ctx, field)
+	case "occurrences":
+		return ec.fieldContext_RecurringExpense_occurrences(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecurringExpense", field.Name)
+}
+
+func (ec *executionContext) childFields_RecurringExpenseConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_RecurringExpenseConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_RecurringExpenseConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_RecurringExpenseConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecurringExpenseConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RecurringExpenseEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_RecurringExpenseEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_RecurringExpenseEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecurringExpenseEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Settlement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

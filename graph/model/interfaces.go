@@ -3,7 +3,7 @@
 package model
 
 // Node is any object `node(id:)` can return: *store.Group, *store.Member,
-// *store.Expense, *store.Settlement or *User. The executor dispatches on the
+// *store.Expense, *store.Settlement, *store.Series or *User. The executor dispatches on the
 // concrete type, so the interface itself needs no methods.
 type Node any
 
@@ -11,5 +11,5 @@ type Node any
 type ActivityItem any
 
 // GroupEventSubject is what a group event is about: *store.Group,
-// *store.Member, *store.Expense, *store.Settlement or *Invite.
+// *store.Member, *store.Expense, *store.Settlement, *Invite or *store.Series.
 type GroupEventSubject any

@@ -106,6 +106,22 @@ type CreateInviteInput struct {
 	PlaceholderID *string `json:"placeholderId,omitempty"`
 }
 
+// A new recurring expense.
+type CreateRecurringExpenseInput struct {
+	// The expense each occurrence records: as `createExpense`'s input, without `spentAt` and `idempotencyKey`.
+	Template *CreateExpenseInput `json:"template"`
+	// The unit it repeats in.
+	Every store.RecurrenceUnit `json:"every"`
+	// How many units apart: 1 to 999.
+	Interval *int `json:"interval,omitempty"`
+	// The day of the first occurrence: from 366 days ago to 10 years ahead.
+	StartsOn string `json:"startsOn"`
+	// No occurrence after this day (on or after `startsOn`).
+	EndsOn *string `json:"endsOn,omitempty"`
+	// At most this many occurrences: 1 to 10000.
+	Count *int `json:"count,omitempty"`
+}
+
 // A new settlement: a payment from one member to another, one of them you.
 type CreateSettlementInput struct {
 	// The group's id.
@@ -244,6 +260,24 @@ type PaymentInput struct {
 type Query struct {
 }
 
+// A page of recurring expenses.
+type RecurringExpenseConnection struct {
+	// The recurring expenses with their cursors.
+	Edges []RecurringExpenseEdge `json:"edges"`
+	// The recurring expenses alone.
+	Nodes []store.Series `json:"nodes"`
+	// Where this page stands.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A recurring expense in a list.
+type RecurringExpenseEdge struct {
+	// Opaque cursor of this item: pass it as `after` to continue after it.
+	Cursor store.Cursor `json:"cursor"`
+	// The recurring expense.
+	Node *store.Series `json:"node"`
+}
+
 // A page of settlements.
 type SettlementConnection struct {
 	// The settlements with their cursors.
@@ -351,6 +385,20 @@ type UpdateGroupInput struct {
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
 	// The IANA time zone the group counts its days in from now on, such as "Europe/Berlin" or "UTC".
 	TimeZone *string `json:"timeZone,omitempty"`
+}
+
+// A change to a recurring expense's future occurrences: fields left out keep their values.
+type UpdateRecurringExpenseInput struct {
+	// The version you read (`RecurringExpense.version`).
+	ExpectedVersion int `json:"expectedVersion"`
+	// A new template, replacing the whole expense each occurrence records; its `groupId` must be the recurring expense's group.
+	Template *CreateExpenseInput `json:"template,omitempty"`
+	// A new last day (on or after `startsOn`).
+	EndsOn *string `json:"endsOn,omitempty"`
+	// True removes `endsOn`: no last day.
+	NoEnd *bool `json:"noEnd,omitempty"`
+	// A new limit on the number of occurrences: 1 to 10000, or 0 for no limit.
+	Count *int `json:"count,omitempty"`
 }
 
 // A change to a settlement; omitted fields stay as they are.

@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DefaultCatchUp is how many occurrences of one series a run creates at
+// most unless told otherwise: a month of a daily series after downtime.
+const DefaultCatchUp = 31
+
+// RecurringRun is what one run of the recurring expenses did.
+type RecurringRun struct {
+	Due     int // series found due
+	Created int // occurrences created
+	Paused  int // series paused because nobody was left
+}
+
+// dueCond selects one shard's series due on or before a day.
+var dueCond = attrGSI1PK + " = :pk AND " + attrGSI1SK + " <= :to"
+
+// RunRecurring creates the occurrences that have fallen due by today (the
+// store clock's UTC day): it finds the due series with one Query of GSI1 per
+// shard (DUE#<shard>, GSI1SK <= "<today>~"), never a Scan, and gives each
+// series up to catchUp occurrences, oldest first, each dated on its own day.
+// A series with more due catches up further at the next run.
+//
+// Exactly once: each occurrence is one transaction of the expense's items,
+// its marker RECUR#<seriesId>#<day> (on condition that it is absent) and the
+// series moved to its next day (on condition that it is still at the day,
+// version and pause state it was read at). Another instance doing the same
+// run, a retry or a restart fails those conditions and writes nothing; that
+// series is then left to whoever won, until the next run. Errors of one
+// series do not stop the others; they are returned together.
+func (s *Store) RunRecurring(ctx context.Context, catchUp int) (RecurringRun, error) {
+	if catchUp <= 0 {
+		catchUp = DefaultCatchUp
+	}
+	today := Today(s.now())
+	var run RecurringRun
+	var errs []error
+	for shard := range dueShards {
+		items, err := s.collect(ctx, listQuery{
+			list: "due", index: indexGSI1, keyCond: dueCond, forward: true,
+			values: map[string]types.AttributeValue{":pk": str(dueGSI1PK(shard)), ":to": str(dueUpTo(FormatDay(today)))},
+		}, nil, math.MaxInt32)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, it := range items {
+			_, groupID, seriesID, ok := parseDueGSI1SK(keyAttr(it, attrGSI1SK))
+			if !ok {
+				continue
+			}
+			run.Due++
+			created, paused, err := s.advanceSeries(ctx, groupID, seriesID, today, catchUp)
+			run.Created += created
+			if paused {
+				run.Paused++
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("recurring expense %s: %w", seriesID, err))
+			}
+			if ctx.Err() != nil {
+				return run, errors.Join(append(errs, ctx.Err())...)
+			}
+		}
+	}
+	return run, errors.Join(errs...)
+}
+
+// advanceSeries creates up to catchUp of the series' occurrences due by
+// today, or pauses it when nobody is left to pay or to share.
+func (s *Store) advanceSeries(ctx context.Context, groupID, seriesID string, today time.Time, catchUp int) (created int, paused bool, err error) {
+	cur, err := s.CurrentSeries(ctx, groupID, seriesID)
+	if err != nil || cur == nil || !cur.Active() || cur.NextOn.After(today) {
+		return 0, false, err // the index lags: already moved on, paused or deleted
+	}
+	g, err := s.CurrentGroup(ctx, groupID)
+	if err != nil || g == nil {
+		return 0, false, err
+	}
+	members, err := s.availableMembers(ctx, &cur.Template)
+	if err != nil {
+		return 0, false, err
+	}
+	for created < catchUp && cur.Active() && !cur.NextOn.After(today) {
+		e, ok, err := occurrenceExpense(cur, cur.NextOn, g.TimeZone, members)
+		if err != nil {
+			return created, false, err
+		}
+		if !ok {
+			return created, true, s.pauseDeserted(ctx, cur)
+		}
+		next := cur.advanced()
+		marker, err := s.putNew(occurrenceRecord{
+			itemKey:  itemKey{PK: groupPK(groupID), SK: occurrenceSK(seriesID, FormatDay(cur.NextOn))},
+			SeriesID: seriesID, Day: FormatDay(cur.NextOn),
+		}, "occurrence")
+		if err != nil {
+			return created, false, err
+		}
+		move, err := s.seriesWrite(cur, &next, true)
+		if err != nil {
+			return created, false, err
+		}
+		_, err = s.createExpense(ctx, g.Title, e, "", []types.TransactWriteItem{marker, move})
+		switch {
+		case IsCondCheckFailed(err) || errors.Is(err, ErrNotFound):
+			// Another instance created it, a member changed the series, or
+			// someone involved left meanwhile: the next run reads it anew.
+			return created, false, nil
+		case err != nil:
+			return created, false, err
+		}
+		created++
+		cur = &next
+	}
+	return created, false, nil
+}
+
+// availableMembers maps the template's payers and beneficiaries to the
+// members an occurrence names in their place, read strongly consistent: a
+// member who may be named in an expense stands for themself; a placeholder
+// someone claimed (or is claiming) for the member who claimed it; anyone
+// else (who left) for nobody.
+func (s *Store) availableMembers(ctx context.Context, t *Expense) (map[string]*Member, error) {
+	users := t.involvedUsers()
+	ms, err := s.getMembers(ctx, memberKeys(t.GroupID, users), true)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]*Member, len(ms))
+	var claimed, claimants []string
+	for _, m := range ms {
+		switch {
+		case m.Available():
+			out[m.UserID] = m
+		case m != nil && m.ClaimedBy != "":
+			claimed, claimants = append(claimed, m.UserID), append(claimants, m.ClaimedBy)
+		}
+	}
+	if len(claimed) == 0 {
+		return out, nil
+	}
+	cs, err := s.getMembers(ctx, memberKeys(t.GroupID, claimants), true)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range cs {
+		if c.Available() {
+			out[claimed[i]] = c
+		}
+	}
+	return out, nil
+}
+
+func memberKeys(groupID string, users []string) []MemberKey {
+	keys := make([]MemberKey, len(users))
+	for i, u := range users {
+		keys[i] = MemberKey{GroupID: groupID, UserID: u}
+	}
+	return keys
+}
+
+// pauseDeserted pauses a series nobody is left to pay or to share, with its
+// RECURRING_PAUSED event (by the series' creator, saying why), on the same
+// conditions as an occurrence.
+func (s *Store) pauseDeserted(ctx context.Context, cur *Series) error {
+	next := *cur
+	next.Paused, next.Version = true, cur.Version+1
+	write, err := s.seriesWrite(cur, &next, true)
+	if err != nil {
+		return err
+	}
+	changes := append(seriesChanges(cur, &next), Change{Field: "reason", After: optionalString(ReasonNobodyLeft)})
+	ev := seriesEvent(EventRecurringPaused, cur, cur.CreatedBy, s.stamp(), changes)
+	err = s.writeWithEvent(ctx, &ev, func(*ledgerEdit) ([]types.TransactWriteItem, error) {
+		return []types.TransactWriteItem{write}, nil
+	})
+	if IsCondCheckFailed(err) {
+		return nil // changed meanwhile: the next run looks again
+	}
+	return err
+}
+
+// ReasonNobodyLeft is the reason a series paused by the scheduler gives in
+// its event: every payer or every beneficiary has left the group.
+const ReasonNobodyLeft = "nobody is left to pay or to share"
