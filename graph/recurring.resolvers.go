@@ -42,7 +42,7 @@ func (r *mutationResolver) CreateRecurringExpense(ctx context.Context, input mod
 	if err != nil {
 		return nil, err
 	}
-	sr.GroupID, sr.Template, sr.CreatedBy = g.ID, tmpl, viewerID(ctx)
+	sr.GroupID, sr.Template, sr.CreatedBy, sr.Zone = g.ID, tmpl, viewerID(ctx), g.TimeZone
 	created, err := r.Store.CreateSeries(ctx, sr)
 	if err != nil {
 		return nil, err

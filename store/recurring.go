@@ -51,6 +51,10 @@ type Series struct {
 	Paused    bool
 	CreatedBy string
 	CreatedAt time.Time
+	// Zone is the group's time zone when the series was last written (""
+	// for UTC): where its days begin, which the scheduler reads from the due
+	// index before it reads anything else.
+	Zone string
 	// Version is 1 when the series is created and grows by one with every
 	// change a member makes (the scheduler's advances do not count, so that
 	// they never make a member's edit fail).
@@ -278,6 +282,7 @@ type seriesRecord struct {
 	CreatedBy string         `dynamodbav:"createdBy"`
 	CreatedAt string         `dynamodbav:"createdAt"`
 	Version   int            `dynamodbav:"version"`
+	Zone      string         `dynamodbav:"timeZone,omitempty"`
 }
 
 // templateRecord is a series' template expense as stored.
@@ -291,10 +296,11 @@ type templateRecord struct {
 	Payers      []paymentRecord       `dynamodbav:"payers"`
 }
 
-// Attributes of a series that conditions name.
+// Attributes of a series that conditions and the scheduler name.
 const (
-	attrNextOn = "nextOn"
-	attrPaused = "paused"
+	attrNextOn     = "nextOn"
+	attrPaused     = "paused"
+	attrSeriesZone = "timeZone"
 )
 
 func (s *Series) record() seriesRecord {
@@ -314,7 +320,7 @@ func (s *Series) record() seriesRecord {
 		},
 		Every: string(s.Every), Interval: s.Interval, StartsOn: FormatDay(s.StartsOn), Count: s.Count,
 		Done: s.Done, Created: s.Created, NextOn: FormatDay(s.NextOn), Paused: s.Paused,
-		CreatedBy: s.CreatedBy, CreatedAt: formatTime(s.CreatedAt), Version: s.Version,
+		CreatedBy: s.CreatedBy, CreatedAt: formatTime(s.CreatedAt), Version: s.Version, Zone: s.Zone,
 	}
 	if s.EndsOn != nil {
 		r.EndsOn = FormatDay(*s.EndsOn)
@@ -340,7 +346,7 @@ func (r *seriesRecord) series() (Series, error) {
 	}
 	s := Series{
 		ID: r.ID, GroupID: r.GroupID, Template: tmpl, Every: RecurrenceUnit(r.Every), Interval: r.Interval,
-		Count: r.Count, Done: r.Done, Created: r.Created, Paused: r.Paused, CreatedBy: r.CreatedBy, Version: r.Version,
+		Count: r.Count, Done: r.Done, Created: r.Created, Paused: r.Paused, CreatedBy: r.CreatedBy, Version: r.Version, Zone: r.Zone,
 		CreatedAt: tmpl.CreatedAt,
 	}
 	for _, d := range []struct {

@@ -24,9 +24,11 @@ type RecurringRun struct {
 // dueCond selects one shard's series due on or before a day.
 var dueCond = attrGSI1PK + " = :pk AND " + attrGSI1SK + " <= :to"
 
-// RunRecurring creates the occurrences that have fallen due by today (the
-// store clock's UTC day): it finds the due series with one Query of GSI1 per
-// shard (DUE#<shard>, GSI1SK <= "<today>~"), never a Scan, and gives each
+// RunRecurring creates the occurrences that have fallen due by today, in
+// each group's time zone (the rent of the 1st appears when the 1st begins
+// where the group lives): it finds the series due by the latest day it is
+// anywhere (the store clock's UTC day plus one) with one Query of GSI1 per
+// shard (DUE#<shard>, GSI1SK <= "<day>~"), never a Scan, and gives each
 // series up to catchUp occurrences, oldest first, each dated on its own day.
 // A series with more due catches up further at the next run.
 //
@@ -41,25 +43,31 @@ func (s *Store) RunRecurring(ctx context.Context, catchUp int) (RecurringRun, er
 	if catchUp <= 0 {
 		catchUp = DefaultCatchUp
 	}
-	today := Today(s.now())
+	now := s.now()
+	latest := Today(now).AddDate(0, 0, 1) // the day somewhere east (UTC+14 at most)
 	var run RecurringRun
 	var errs []error
 	for shard := range dueShards {
 		items, err := s.collect(ctx, listQuery{
 			list: "due", index: indexGSI1, keyCond: dueCond, forward: true,
-			values: map[string]types.AttributeValue{":pk": str(dueGSI1PK(shard)), ":to": str(dueUpTo(FormatDay(today)))},
+			values: map[string]types.AttributeValue{":pk": str(dueGSI1PK(shard)), ":to": str(dueUpTo(FormatDay(latest)))},
 		}, nil, math.MaxInt32)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		for _, it := range items {
-			_, groupID, seriesID, ok := parseDueGSI1SK(keyAttr(it, attrGSI1SK))
+			nextOn, groupID, seriesID, ok := parseDueGSI1SK(keyAttr(it, attrGSI1SK))
 			if !ok {
 				continue
 			}
-			run.Due++
-			created, paused, err := s.advanceSeries(ctx, groupID, seriesID, today, catchUp)
+			if today, err := DayIn(now, keyAttr(it, attrSeriesZone)); err == nil && nextOn > today {
+				continue // its day has not begun where the group lives: no read
+			}
+			created, paused, due, err := s.advanceSeries(ctx, groupID, seriesID, now, catchUp)
+			if due {
+				run.Due++
+			}
 			run.Created += created
 			if paused {
 				run.Paused++
@@ -76,16 +84,39 @@ func (s *Store) RunRecurring(ctx context.Context, catchUp int) (RecurringRun, er
 }
 
 // advanceSeries creates up to catchUp of the series' occurrences due by
-// today, or pauses it when nobody is left to pay or to share.
-func (s *Store) advanceSeries(ctx context.Context, groupID, seriesID string, today time.Time, catchUp int) (created int, paused bool, err error) {
+// today in its group's time zone, or pauses it when nobody is left to pay or
+// to share. due reports whether anything was due there.
+func (s *Store) advanceSeries(ctx context.Context, groupID, seriesID string, now time.Time, catchUp int) (created int, paused, due bool, err error) {
 	cur, err := s.CurrentSeries(ctx, groupID, seriesID)
-	if err != nil || cur == nil || !cur.Active() || cur.NextOn.After(today) {
-		return 0, false, err // the index lags: already moved on, paused or deleted
+	if err != nil || cur == nil || !cur.Active() || cur.NextOn.After(Today(now).AddDate(0, 0, 1)) {
+		return 0, false, false, err // the index lags: already moved on, paused or deleted
 	}
 	g, err := s.CurrentGroup(ctx, groupID)
 	if err != nil || g == nil {
-		return 0, false, err
+		return 0, false, false, err
 	}
+	today, err := localToday(now, g.TimeZone)
+	if err != nil || cur.NextOn.After(today) {
+		return 0, false, false, err // its day has not begun where the group lives
+	}
+	created, paused, err = s.createOccurrences(ctx, g, cur, today, catchUp)
+	return created, paused, true, err
+}
+
+// localToday is the day it is at now in the time zone named zone, as
+// Today gives days (midnight UTC of that date).
+func localToday(now time.Time, zone string) (time.Time, error) {
+	day, err := DayIn(now, zone)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Parse(DayLayout, day)
+}
+
+// createOccurrences creates up to catchUp of the series' occurrences due by
+// today, one transaction each.
+func (s *Store) createOccurrences(ctx context.Context, g *Group, cur *Series, today time.Time, catchUp int) (created int, paused bool, err error) {
+	groupID, seriesID := g.ID, cur.ID
 	members, err := s.availableMembers(ctx, &cur.Template)
 	if err != nil {
 		return 0, false, err
@@ -99,6 +130,7 @@ func (s *Store) advanceSeries(ctx context.Context, groupID, seriesID string, tod
 			return created, true, s.pauseDeserted(ctx, cur)
 		}
 		next := cur.advanced()
+		next.Zone = g.TimeZone // the zone the group has now, for the next look at the index
 		marker, err := s.putNew(occurrenceRecord{
 			itemKey:  itemKey{PK: groupPK(groupID), SK: occurrenceSK(seriesID, FormatDay(cur.NextOn))},
 			SeriesID: seriesID, Day: FormatDay(cur.NextOn),

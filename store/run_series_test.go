@@ -439,18 +439,73 @@ func TestExtendingAFinishedSeriesGoesOnFromToday(t *testing.T) {
 // An occurrence is spent at noon of its day in the group's time zone, so
 // its day (SpentOn), and the spending summary it counts in, is its own.
 func TestOccurrencesAreOnTheirDayInTheGroupsZone(t *testing.T) {
-	f := newSeriesFixture(t)
-	for _, zone := range []string{"Pacific/Kiritimati", "Pacific/Pago_Pago", "Europe/Berlin"} {
-		g, _, err := f.CreateGroup(ctx, store.NewGroup{Title: "Flat", Currency: usd, Creator: user("1"), TimeZone: zone})
+	f := newSeriesFixture(t) // 2026-03-10 12:00 UTC
+	for _, tc := range []struct {
+		zone string
+		days []string // newest first
+	}{
+		{"Pacific/Kiritimati", []string{"2026-03-11", "2026-03-10", "2026-03-09"}}, // already 02:00 on the 11th
+		{"Pacific/Pago_Pago", []string{"2026-03-10", "2026-03-09"}},                // 01:00 on the 10th
+		{"Europe/Berlin", []string{"2026-03-10", "2026-03-09"}},
+	} {
+		g, _, err := f.CreateGroup(ctx, store.NewGroup{Title: "Flat", Currency: usd, Creator: user("1"), TimeZone: tc.zone})
 		require.NoError(t, err)
-		sr := f.series(equalExpense(g, "1", "10.00", "1"), store.EveryDay, "2026-03-09", nil)
+		sr := f.series(equalExpense(g, "1", "10.00", "1"), store.EveryDay, "2026-03-09", func(sr *store.Series) { sr.Zone = tc.zone })
 		_, err = f.RunRecurring(ctx, 31)
 		require.NoError(t, err)
 		_, es := f.occurrences(sr.ID)
-		require.Len(t, es, 2)
-		require.Equal(t, []string{"2026-03-10", "2026-03-09"}, []string{es[0].SpentOn, es[1].SpentOn}, zone)
-		loc, err := store.LoadZone(zone)
+		got := make([]string, len(es))
+		for i := range es {
+			got[i] = es[i].SpentOn
+		}
+		require.Equal(t, tc.days, got, tc.zone)
+		loc, err := store.LoadZone(tc.zone)
 		require.NoError(t, err)
-		require.Equal(t, 12, es[1].SpentAt.In(loc).Hour(), zone)
+		require.Equal(t, 12, es[1].SpentAt.In(loc).Hour(), tc.zone)
+	}
+}
+
+// An occurrence falls due when its day begins where the group lives, not at
+// midnight UTC: a day earlier east of UTC, later west of it. Until then the
+// scheduler reads nothing of the series but the due index.
+func TestOccurrencesFallDueWhenTheirDayBeginsInTheGroupsZone(t *testing.T) {
+	for _, tc := range []struct {
+		zone string
+		at   string // the store clock, UTC
+		due  bool   // whether 2026-05-02 has begun in the zone
+	}{
+		{"Pacific/Kiritimati", "2026-05-01T09:59:00Z", false},  // UTC+14: 23:59 on the 1st
+		{"Pacific/Kiritimati", "2026-05-01T10:00:00Z", true},   // 00:00 on the 2nd
+		{"America/Los_Angeles", "2026-05-02T06:59:00Z", false}, // UTC-7 in May: 23:59 on the 1st
+		{"America/Los_Angeles", "2026-05-02T07:00:00Z", true},
+		{"", "2026-05-01T23:59:00Z", false},
+		{"", "2026-05-02T00:00:00Z", true},
+	} {
+		t.Run(tc.zone+" "+tc.at, func(t *testing.T) {
+			var calls dynamotest.Counter
+			f := newSeriesFixture(t, calls.Option())
+			at, err := time.Parse(time.RFC3339, tc.at)
+			require.NoError(t, err)
+			f.clock.Add(at.Add(-48 * time.Hour).Sub(f.clock.Now()))
+			g, _, err := f.CreateGroup(ctx, store.NewGroup{Title: "Flat", Currency: usd, Creator: user("1"), TimeZone: tc.zone})
+			require.NoError(t, err)
+			sr := f.series(equalExpense(g, "1", "10.00", "1"), store.EveryMonth, "2026-05-02", func(sr *store.Series) { sr.Zone = tc.zone })
+			f.clock.Add(48 * time.Hour)
+
+			calls.Reset()
+			run, err := f.RunRecurring(ctx, 31)
+			require.NoError(t, err)
+			ops := calls.ByOperation()
+			days, es := f.occurrences(sr.ID)
+			if !tc.due {
+				require.Equal(t, store.RecurringRun{}, run)
+				require.Empty(t, days)
+				require.Equal(t, map[string]int{"Query": 4}, ops, "only the due index is read")
+				return
+			}
+			require.Equal(t, store.RecurringRun{Due: 1, Created: 1}, run)
+			require.Len(t, days, 1)
+			require.Equal(t, "2026-05-02", es[0].SpentOn)
+		})
 	}
 }
