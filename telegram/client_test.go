@@ -22,18 +22,18 @@ import (
 const (
 	answerSent = `{"ok":true,"result":{"message_id":7,"from":{"id":7123456789,"is_bot":true,"first_name":"Fracti","username":"FractiBot"},` +
 		`"chat":{"id":-1001234567890,"title":"Flat 5","type":"supergroup"},"date":1764000000,"text":"Ann paid 42.00 EUR"}}`
-	answerMember = `{"ok":true,"result":{"user":{"id":5000000001,"is_bot":false,"first_name":"Ann","username":"ann","language_code":"ru"},"status":"member"}}`
+	answerMember         = `{"ok":true,"result":{"user":{"id":5000000001,"is_bot":false,"first_name":"Ann","username":"ann","language_code":"ru"},"status":"member"}}`
 	answerRestrictedGone = `{"ok":true,"result":{"user":{"id":5000000001,"is_bot":false,"first_name":"Ann"},"status":"restricted","is_member":false,` +
 		`"can_send_messages":false,"until_date":0}}`
-	answerTooMany       = `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 30","parameters":{"retry_after":30}}`
-	answerTooManyBare   = `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 5"}`
-	answerBlocked       = `{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}`
-	answerNotStarted    = `{"ok":false,"error_code":403,"description":"Forbidden: bot can't initiate conversation with a user"}`
-	answerKicked        = `{"ok":false,"error_code":403,"description":"Forbidden: bot was kicked from the supergroup chat"}`
-	answerMigrated      = `{"ok":false,"error_code":400,"description":"Bad Request: group chat was upgraded to a supergroup chat","parameters":{"migrate_to_chat_id":-1004487366646}}`
-	answerChatNotFound  = `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`
-	answerUnauthorized  = `{"ok":false,"error_code":401,"description":"Unauthorized"}`
-	answerGatewayHTML   = `<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>`
+	answerTooMany      = `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 30","parameters":{"retry_after":30}}`
+	answerTooManyBare  = `{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 5"}`
+	answerBlocked      = `{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}`
+	answerNotStarted   = `{"ok":false,"error_code":403,"description":"Forbidden: bot can't initiate conversation with a user"}`
+	answerKicked       = `{"ok":false,"error_code":403,"description":"Forbidden: bot was kicked from the supergroup chat"}`
+	answerMigrated     = `{"ok":false,"error_code":400,"description":"Bad Request: group chat was upgraded to a supergroup chat","parameters":{"migrate_to_chat_id":-1004487366646}}`
+	answerChatNotFound = `{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}`
+	answerUnauthorized = `{"ok":false,"error_code":401,"description":"Unauthorized"}`
+	answerGatewayHTML  = `<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>`
 )
 
 // botAPI serves one answer with status for every call and records the
