@@ -361,3 +361,27 @@ func TestUpdateConvertedExpense(t *testing.T) {
 	assert.Equal(t, "47.40", u.UpdateExpense.Amount)
 	assert.Equal(t, "GBP", u.UpdateExpense.Currency)
 }
+
+// A retry of a conversion at a rate given by hand, with the same idempotency
+// key, is the same request on any day: after midnight UTC it returns the
+// expense the first request made, and nothing is written twice.
+func TestRetryOfAGivenRateAfterMidnight(t *testing.T) {
+	clock := testclock.At(time.Date(2024, 6, 29, 23, 59, 0, 0, time.UTC))
+	api := apitest.New(t, apitest.WithClock(clock))
+	alice := api.User("111", "Alice")
+	group := alice.CreateGroup("Trip")
+	api.User("222", "Bob").Join(group)
+	api.User("333", "Carol").Join(group)
+	in := dinner(group, map[string]any{"convertTo": "EUR", "rate": "0.9", "idempotencyKey": "dinner-1"})
+	var first, retry struct{ CreateExpense convertedResult }
+	alice.Must(&first, convertedExpense, "in", in)
+	clock.Add(2 * time.Minute)
+	alice.Must(&retry, convertedExpense, "in", in)
+	assert.Equal(t, first.CreateExpense.ID, retry.CreateExpense.ID)
+	assert.Equal(t, "2024-06-29", *retry.CreateExpense.RateDate, "the day the rate was given")
+	var g struct {
+		Group struct{ Expenses struct{ Nodes []struct{ ID string } } }
+	}
+	alice.Must(&g, `query($id: ID!) { group(id: $id) { expenses(first: 10) { nodes { id } } } }`, "id", group)
+	assert.Len(t, g.Group.Expenses.Nodes, 1)
+}

@@ -60,8 +60,15 @@ func (r rateAttrs) rated(n attributevalue.Number, currency, what string) (money.
 
 // ratedPart is an amount with its recorded rate in a fingerprint: a retry
 // converts at the same rate, so the rate is part of what the request said.
+// A rate given by hand is dated the day it was given, but says the same on
+// any day: its date stays out, so a retry after midnight UTC is the same
+// request (a provider's rate of another day is another rate).
 func ratedPart(a money.Amount, r RecordedRate) string {
-	return fingerprint(a.String(), a.Currency().Code(), r.Rate.String(), r.Source, r.Date)
+	date := r.Date
+	if r.Source == RateSourceManual {
+		date = ""
+	}
+	return fingerprint(a.String(), a.Currency().Code(), r.Rate.String(), r.Source, date)
 }
 
 // conversionRecord is the conversion as the expense item stores it:

@@ -13,12 +13,12 @@ import (
 )
 
 // MaxExpenseParticipants is the most distinct users (payers and
-// beneficiaries together) one expense may involve. Creating an expense is one
-// transaction: the ledger, the balances, the expense, one record per user
-// other than the main payer, the first revision, the activity event, an
-// idempotency record and the day's spending summary, within DynamoDB's 100
-// items.
-const MaxExpenseParticipants = maxTransactItems - 6
+// beneficiaries together) one expense may involve, so that every change of
+// it fits one transaction of DynamoDB's 100 items. The largest is an edit
+// that moves it to another currency: the ledger, two balances, the expense,
+// one record per user other than the main payer, the revision, the activity
+// event and two spending summaries (the old day's and the new one's).
+const MaxExpenseParticipants = maxTransactItems - 7
 
 // CreateExpense writes the expense (version 1), its participant records,
 // its effect on the group's balances, its first revision and the group's

@@ -20,13 +20,13 @@ func (s *Store) PauseSeries(ctx context.Context, groupID, seriesID, actor string
 // are skipped, not caught up: the next is the first due today or later.
 // An active series stays as it is.
 func (s *Store) ResumeSeries(ctx context.Context, groupID, seriesID, actor string) (Series, error) {
-	today := Today(s.now())
 	return s.changeSeries(ctx, groupID, seriesID, EventRecurringResumed, actor, func(cur Series) (*Series, error) {
 		if !cur.Paused {
 			cur.Version = 0 // unchanged: nothing to write
 			return &cur, nil
 		}
 		cur.Paused = false
+		today := s.seriesToday(&cur)
 		for cur.NextOn.Before(today) && !cur.Finished() {
 			cur = cur.skipped()
 		}

@@ -23,9 +23,9 @@ const (
 )
 
 // MaxSeriesParticipants is the most users a recurring expense may involve:
-// one fewer than an expense, as an occurrence's transaction also holds its
-// marker and the series (an occurrence has no idempotency record).
-const MaxSeriesParticipants = MaxExpenseParticipants - 1
+// as many as an expense (an occurrence's transaction holds its marker and
+// the series instead of an idempotency record and a second summary).
+const MaxSeriesParticipants = MaxExpenseParticipants
 
 // Series is a recurring expense: a template expense that the scheduler
 // records as an ordinary expense (an occurrence) on every day it falls due.
@@ -410,6 +410,10 @@ func seriesChanges(before, after *Series) []Change {
 		if before != nil {
 			add("amount", before.Template.Amount.String()+" "+before.Template.Currency().Code(), after.Template.Amount.String()+" "+after.Template.Currency().Code())
 			add("description", before.Template.Description, after.Template.Description)
+			// Who pays and who shares, and how: an edit of them alone is a
+			// change too (a member moving out of the rent).
+			out = append(out, diffDisplays(ExpenseDisplay(&before.Template), ExpenseDisplay(&after.Template),
+				[]string{FieldCategory, FieldPayers, FieldSplitType, FieldSplits})...)
 		} else {
 			add("amount", "", after.Template.Amount.String()+" "+after.Template.Currency().Code())
 			add("description", "", after.Template.Description)

@@ -113,6 +113,17 @@ func localToday(now time.Time, zone string) (time.Time, error) {
 	return time.Parse(DayLayout, day)
 }
 
+// seriesToday is the day it is now where the series' group lives (its zone
+// as the series last recorded it): what a resume or an extension counts
+// from, as the scheduler does.
+func (s *Store) seriesToday(sr *Series) time.Time {
+	today, err := localToday(s.now(), sr.Zone)
+	if err != nil {
+		return Today(s.now())
+	}
+	return today
+}
+
 // createOccurrences creates up to catchUp of the series' occurrences due by
 // today, one transaction each.
 func (s *Store) createOccurrences(ctx context.Context, g *Group, cur *Series, today time.Time, catchUp int) (created int, paused bool, err error) {

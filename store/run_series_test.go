@@ -509,3 +509,34 @@ func TestOccurrencesFallDueWhenTheirDayBeginsInTheGroupsZone(t *testing.T) {
 		})
 	}
 }
+
+// An update that changes only who shares (a flatmate moving out), with the
+// same amount and description, is a change: written, versioned, an event,
+// and the next occurrence follows it.
+func TestSeriesUpdateOfTheSplitsAloneIsAChange(t *testing.T) {
+	f := newSeriesFixture(t)
+	g := f.group("1", "2", "3")
+	sr := f.series(equalExpense(g, "1", "90.00", "1", "2", "3"), store.EveryDay, "2026-03-11", nil)
+	next := equalExpense(g, "1", "90.00", "1", "2")
+	next.Category = "rent"
+	updated, err := f.UpdateSeries(ctx, g.ID, sr.ID, 1, store.SeriesEdit{Template: &next}, "2")
+	require.NoError(t, err)
+	require.Equal(t, 2, updated.Version)
+
+	evs, err := f.ListEvents(ctx, g.ID, store.PageArgs{First: 1})
+	require.NoError(t, err)
+	require.Equal(t, store.EventRecurringUpdated, evs.Items[0].Type)
+	var fields []string
+	for _, c := range evs.Items[0].Changes {
+		fields = append(fields, c.Field)
+	}
+	require.Equal(t, []string{store.FieldCategory, store.FieldSplits}, fields)
+
+	f.clock.Add(24 * time.Hour)
+	_, err = f.RunRecurring(ctx, 31)
+	require.NoError(t, err)
+	_, es := f.occurrences(sr.ID)
+	require.Len(t, es, 1)
+	require.Len(t, es[0].Splits, 2, "the third flatmate is out of the next occurrence")
+	require.Equal(t, "45.00", es[0].Splits[1].Amount.String())
+}

@@ -26,8 +26,8 @@ type SeriesEdit struct {
 // finished series that the change extends goes on from today, without the
 // days in between.
 func (s *Store) UpdateSeries(ctx context.Context, groupID, seriesID string, expectedVersion int, edit SeriesEdit, actor string) (Series, error) {
-	today := Today(s.now())
 	return s.changeSeries(ctx, groupID, seriesID, EventRecurringUpdated, actor, func(cur Series) (*Series, error) {
+		today := s.seriesToday(&cur)
 		if cur.Version != expectedVersion {
 			return nil, &VersionConflict{What: "recurring expense", Current: cur.Version}
 		}
