@@ -118,12 +118,7 @@ func dinner(group string, extra map[string]any) map[string]any {
 
 func TestConvertAtAGivenRate(t *testing.T) {
 	// No provider configured: make run's case.
-	clock := testclock.At(time.Date(2024, 6, 29, 10, 0, 0, 0, time.UTC))
-	api := apitest.New(t, apitest.WithClock(clock))
-	alice := api.User("111", "Alice")
-	group := alice.CreateGroup("Trip")
-	api.User("222", "Bob").Join(group)
-	api.User("333", "Carol").Join(group)
+	_, alice, group := tripWithoutProviders(t, time.Date(2024, 6, 29, 10, 0, 0, 0, time.UTC))
 	var out struct{ CreateExpense convertedResult }
 	alice.Must(&out, convertedExpense, "in", dinner(group, map[string]any{"convertTo": "EUR", "rate": "0.9", "spentAt": "2024-06-28T19:00:00.000Z"}))
 	e := out.CreateExpense
@@ -366,12 +361,7 @@ func TestUpdateConvertedExpense(t *testing.T) {
 // key, is the same request on any day: after midnight UTC it returns the
 // expense the first request made, and nothing is written twice.
 func TestRetryOfAGivenRateAfterMidnight(t *testing.T) {
-	clock := testclock.At(time.Date(2024, 6, 29, 23, 59, 0, 0, time.UTC))
-	api := apitest.New(t, apitest.WithClock(clock))
-	alice := api.User("111", "Alice")
-	group := alice.CreateGroup("Trip")
-	api.User("222", "Bob").Join(group)
-	api.User("333", "Carol").Join(group)
+	clock, alice, group := tripWithoutProviders(t, time.Date(2024, 6, 29, 23, 59, 0, 0, time.UTC))
 	in := dinner(group, map[string]any{"convertTo": "EUR", "rate": "0.9", "idempotencyKey": "dinner-1"})
 	var first, retry struct{ CreateExpense convertedResult }
 	alice.Must(&first, convertedExpense, "in", in)
@@ -380,8 +370,22 @@ func TestRetryOfAGivenRateAfterMidnight(t *testing.T) {
 	assert.Equal(t, first.CreateExpense.ID, retry.CreateExpense.ID)
 	assert.Equal(t, "2024-06-29", *retry.CreateExpense.RateDate, "the day the rate was given")
 	var g struct {
-		Group struct{ Expenses struct{ Nodes []struct{ ID string } } }
+		Group struct {
+			Expenses struct{ Nodes []struct{ ID string } }
+		}
 	}
 	alice.Must(&g, `query($id: ID!) { group(id: $id) { expenses(first: 10) { nodes { id } } } }`, "id", group)
 	assert.Len(t, g.Group.Expenses.Nodes, 1)
+}
+
+// tripWithoutProviders is a group of Alice, Bob and Carol on a server with
+// no rate provider (make run's case), its clock at now.
+func tripWithoutProviders(t *testing.T, now time.Time) (*testclock.Clock, *apitest.User, string) {
+	clock := testclock.At(now)
+	api := apitest.New(t, apitest.WithClock(clock))
+	alice := api.User("111", "Alice")
+	group := alice.CreateGroup("Trip")
+	api.User("222", "Bob").Join(group)
+	api.User("333", "Carol").Join(group)
+	return clock, alice, group
 }
