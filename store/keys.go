@@ -35,6 +35,8 @@ import (
 //	recurring expense    GROUP#<groupId>     SERIES#<seriesId>                DUE#<shard> / <nextOn>#<groupId>#<seriesId>  SERIES#<seriesId> / <groupId>
 //	occurrence marker    GROUP#<groupId>     RECUR#<seriesId>#<YYYY-MM-DD>
 //	occurrence (expense) the expense's keys, and                              SERIES#<seriesId> / OCCURS#<spentAt>#<expenseId>
+//	connected chat       CHAT#<chatId>       CHAT
+//	direct messages      USER#<userId>       DIRECT
 //
 // A recurring expense (a series) is listed under DUE#<shard> in GSI1 only
 // while it is active (neither paused nor finished): the scheduler finds the
@@ -42,6 +44,12 @@ import (
 // a Scan. An occurrence is an ordinary expense with GSI1 keys under its
 // series (dropped while it is deleted), and its marker, written on condition
 // that it is absent, is its identity: one expense per series and day.
+//
+// A connected chat's item is the other half of a group's chatId: written
+// with a condition in the same transaction, it makes a chat belong to at
+// most one group, and it is how the webhook finds a chat's group by key.
+// The direct-messages flag is absent until the user's first /start or the
+// first refusal of their private chat: absent reads as allowed.
 //
 // A spending summary's key leads with the day, not the currency, so that one
 // Query (SK BETWEEN SPEND#<from> AND SPEND#<to>$, spendRange) reads a range
@@ -130,6 +138,9 @@ const (
 	prefixRecur     = "RECUR#"
 	prefixDue       = "DUE#"
 	prefixOccurs    = "OCCURS#"
+	prefixChat      = "CHAT#"
+	skChat          = "CHAT"
+	skDirect        = "DIRECT"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -339,3 +350,11 @@ func parseSpendSK(sk string) (day, currency string, ok bool) {
 // spendRange is the sort-key range, BETWEEN its two values, of the summaries
 // of the days from through to, in every currency: '$' sorts right after '#'.
 func spendRange(from, to string) (string, string) { return prefixSpend + from, prefixSpend + to + "$" }
+
+// chatPK is the partition of a connected Telegram chat (its id in decimal).
+func chatPK(chatID string) string { return prefixChat + chatID }
+
+// directMessagesKey is the table key of a user's direct-messages flag.
+func directMessagesKey(userID string) map[string]types.AttributeValue {
+	return tableKey(userKey(userID), skDirect)
+}
