@@ -29,7 +29,8 @@ import (
 //     expenses and completed settlements; then version 1 and formatVersion 2,
 //     so that a group in the current format lacks nothing;
 //   - a group whose books are still at BALANCES#<currency> gets them moved
-//     beside its ledger (move_books.go).
+//     beside its ledger (move_books.go);
+//   - a group tied to a Telegram chat gets the chat's CHAT#<chatId> item.
 //
 // Every write is conditioned so that it never overwrites what the server
 // wrote meanwhile (the server writes only the current format), and an item
@@ -63,8 +64,10 @@ type MigrateResult struct {
 	AlreadyDone int
 }
 
-// migrationName names the checkpoints of this format's migration.
-const migrationName = "format-2"
+// migrationName names the checkpoints of this format's migration; a new
+// step gets a new name, so that a table migrated before is scanned once more
+// (every step skips what is already done).
+const migrationName = "format-2-chats"
 
 // A segment's saved position is the MIGRATION#<name> / SEGMENT#<i>/<n>
 // item: lastKey, the Scan's LastEvaluatedKey as it is, and done.
@@ -335,11 +338,51 @@ func (m *migration) group(ctx context.Context, item map[string]types.AttributeVa
 	}
 	moved, err := m.books(ctx, itemGroupID(item))
 	changed += moved
+	if err != nil {
+		return changed, err
+	}
+	claimed, err := m.chat(ctx, item)
+	changed += claimed
 	if err != nil || format >= formatCurrent {
 		return changed, err
 	}
 	wrote, err := m.update(ctx, m.oldItemUpdate(item, migrateGroup, nil))
 	return changed + wrote, err
+}
+
+// chat gives a group tied to a Telegram chat before chats had items of
+// their own the CHAT#<chatId> item, so that the webhook and the notifier find
+// it and no other group can take its chat: on condition that the group still
+// has that chat and that no group has the item yet (if two old groups name
+// one chat, the first migrated keeps it).
+func (m *migration) chat(ctx context.Context, item map[string]types.AttributeValue) (int, error) {
+	chatID, groupID := keyAttr(item, attrChatID), itemGroupID(item)
+	if chatID == "" {
+		return 0, nil
+	}
+	if m.opts.DryRun {
+		_, exists, err := m.s.getItem(ctx, chatPK(chatID), skChat, true)
+		if err != nil || exists {
+			return 0, err
+		}
+		return 1, nil
+	}
+	put, err := m.s.putNew(chatRecord{itemKey: itemKey{PK: chatPK(chatID), SK: skChat}, ChatID: chatID, GroupID: groupID}, "chat")
+	if err != nil {
+		return 0, err
+	}
+	err = m.s.transactWrite(ctx, []types.TransactWriteItem{put, {ConditionCheck: &types.ConditionCheck{
+		TableName: &m.s.table, Key: tableKey(groupPK(groupID), skMetadata),
+		ConditionExpression:       aws.String(attrChatID + " = :c"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": str(chatID)},
+	}}})
+	if IsCondCheckFailed(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil
 }
 
 // ledger gives a group that predates kept balances its ledger and balances.

@@ -220,3 +220,39 @@ func TestMigrateLeavesAnExpenseTheServerChanged(t *testing.T) {
 		})
 	}
 }
+
+// A group tied to a Telegram chat before chats had items of their own gets
+// its CHAT# item, so the webhook finds it and no other group can take the
+// chat; when two old groups name one chat, the first keeps it.
+func TestMigrateGivesOldChatsTheirItem(t *testing.T) {
+	f := newFixture(t)
+	const chat = "-1001234567890"
+	g1, g2 := "a1000000-0000-4000-8000-000000000001", "a2000000-0000-4000-8000-000000000002"
+	for _, g := range []string{g1, g2} {
+		oldGroup(t, f, g)
+	}
+	putItems(t, f, map[string]types.AttributeValue{"PK": sAttr("GROUP#" + g1), "SK": sAttr("METADATA"), "id": sAttr(g1), "title": sAttr("Old flat"),
+		"currency": sAttr("USD"), "createdAt": sAttr("2023-05-01T10:00:00.000Z"), "memberCount": nAttr("2"), "chatId": sAttr(chat)})
+	putItems(t, f, map[string]types.AttributeValue{"PK": sAttr("GROUP#" + g2), "SK": sAttr("METADATA"), "id": sAttr(g2), "title": sAttr("Same chat"),
+		"currency": sAttr("USD"), "createdAt": sAttr("2023-05-01T10:00:00.000Z"), "memberCount": nAttr("2"), "chatId": sAttr(chat)})
+	found, err := f.GroupOfChat(ctx, chat)
+	require.NoError(t, err)
+	require.Empty(t, found, "before the migration nothing finds the chat")
+
+	_, err = f.Migrate(ctx, store.MigrateOptions{Segments: 1})
+	require.NoError(t, err)
+	found, err = f.GroupOfChat(ctx, chat)
+	require.NoError(t, err)
+	require.Contains(t, []string{g1, g2}, found, "one of them keeps it")
+
+	// Another group cannot take the chat now; a second run changes nothing.
+	g3 := f.group("1")
+	_, err = f.ConnectTelegramChat(ctx, g3.ID, chat, "1", "en")
+	require.ErrorIs(t, err, store.ErrConflict)
+	again, err := f.Migrate(ctx, store.MigrateOptions{Segments: 1})
+	require.NoError(t, err)
+	require.Zero(t, again.Changed)
+	kept, err := f.GroupOfChat(ctx, chat)
+	require.NoError(t, err)
+	require.Equal(t, found, kept)
+}
