@@ -35,6 +35,8 @@ const (
 	EventRecurringPaused     EventType = "recurring_paused" // by a member, or by the scheduler when nobody is left
 	EventRecurringResumed    EventType = "recurring_resumed"
 	EventRecurringDeleted    EventType = "recurring_deleted"
+	EventChatConnected       EventType = "chat_connected"
+	EventChatDisconnected    EventType = "chat_disconnected" // by a member, or by Telegram when the bot was removed
 )
 
 // SubjectKind is the kind of object an event is about.

@@ -28,6 +28,14 @@ type Group struct {
 	// TimeZone is the IANA name of the zone the group's days are counted in
 	// (Expense.SpentOn, its spending summaries); "" is UTC.
 	TimeZone string
+	// ChatLanguage is the language_code of the member who connected the
+	// chat: the group's messages are written in it ("" unknown).
+	ChatLanguage string
+	// ChatConnectedBy is the member who connected the chat: the actor of its
+	// disconnection when Telegram, not a member, removes the bot.
+	ChatConnectedBy string
+	// WeeklyReminder asks for a reminder of the group's debts once a week.
+	WeeklyReminder bool
 }
 
 // SettlementConfirmation says who may mark a group's settlements completed,
@@ -62,6 +70,11 @@ type groupRecord struct {
 	JoinByID *bool `dynamodbav:"joinByIdAllowed,omitempty"`
 	// TimeZone is absent for UTC.
 	TimeZone string `dynamodbav:"timeZone,omitempty"`
+	// ChatLanguage and ChatConnectedBy are set with chatId by ConnectTelegramChat.
+	ChatLanguage    string `dynamodbav:"chatLanguage,omitempty"`
+	ChatConnectedBy string `dynamodbav:"chatConnectedBy,omitempty"`
+	// WeeklyReminder is absent when off.
+	WeeklyReminder bool `dynamodbav:"weeklyReminder,omitempty"`
 }
 
 // Attributes of the group and ledger items that expressions name.
@@ -109,6 +122,7 @@ func (g Group) record() groupRecord {
 		ID: g.ID, ChatID: g.ChatID, Title: g.Title, Currency: g.Currency.Code(),
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
 		Version: g.Version, FormatVersion: formatCurrent, JoinByID: g.JoinByID, TimeZone: g.TimeZone,
+		ChatLanguage: g.ChatLanguage, ChatConnectedBy: g.ChatConnectedBy, WeeklyReminder: g.WeeklyReminder,
 	}
 	if g.SettlementConfirmation != ConfirmByRecipient {
 		r.SettlementConfirmation = string(g.SettlementConfirmation)
@@ -129,7 +143,8 @@ func (r *groupRecord) group() (Group, error) {
 		ID: r.ID, ChatID: r.ChatID, Title: r.Title, Currency: cur,
 		CreatedAt: created, MemberCount: r.MemberCount,
 		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1), JoinByID: r.JoinByID,
-		TimeZone: r.TimeZone,
+		TimeZone: r.TimeZone, ChatLanguage: r.ChatLanguage, ChatConnectedBy: r.ChatConnectedBy,
+		WeeklyReminder: r.WeeklyReminder,
 	}
 	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
 		g.SettlementConfirmation = ConfirmByEitherParty
@@ -160,11 +175,14 @@ func GroupChanges(before, after *Group) []Change {
 		if g.TimeZone != "" {
 			d[FieldTimeZone] = g.TimeZone
 		}
+		if g.WeeklyReminder {
+			d[FieldWeeklyReminder] = "true"
+		}
 		return d
 	}
 	var was map[string]string
 	if before != nil {
 		was = display(before)
 	}
-	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation, FieldJoinByIDAllowed, FieldTimeZone})
+	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation, FieldJoinByIDAllowed, FieldTimeZone, FieldWeeklyReminder})
 }

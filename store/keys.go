@@ -41,6 +41,8 @@ import (
 //	digest line          DIGEST#<kind>       <userId>#<groupId>#<seq>         (expires: ttl)
 //	dead letter          NOTIFY#DEAD         <at>#<id>
 //	chat send counter    CHATRATE#<chatId>   MINUTE#<minute>                  (expires: ttl)
+//	connected chat       CHAT#<chatId>       CHAT
+//	direct messages      USER#<userId>       DIRECT
 //
 // A recurring expense (a series) is listed under DUE#<shard> in GSI1 only
 // while it is active (neither paused nor finished): the scheduler finds the
@@ -48,6 +50,12 @@ import (
 // a Scan. An occurrence is an ordinary expense with GSI1 keys under its
 // series (dropped while it is deleted), and its marker, written on condition
 // that it is absent, is its identity: one expense per series and day.
+//
+// A connected chat's item is the other half of a group's chatId: written
+// with a condition in the same transaction, it makes a chat belong to at
+// most one group, and it is how the webhook finds a chat's group by key.
+// The direct-messages flag is absent until the user's first /start or the
+// first refusal of their private chat: absent reads as allowed.
 //
 // A spending summary's key leads with the day, not the currency, so that one
 // Query (SK BETWEEN SPEND#<from> AND SPEND#<to>$, spendRange) reads a range
@@ -136,6 +144,9 @@ const (
 	prefixRecur     = "RECUR#"
 	prefixDue       = "DUE#"
 	prefixOccurs    = "OCCURS#"
+	prefixChat      = "CHAT#"
+	skChat          = "CHAT"
+	skDirect        = "DIRECT"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -391,4 +402,12 @@ func deadLetterSK(at, id string) string { return at + "#" + id }
 // chatRateKey is the counter of messages sent to one chat in one minute.
 func chatRateKey(chatID, minute string) (pk, sk string) {
 	return prefixChatRate + chatID, prefixMinute + minute
+}
+
+// chatPK is the partition of a connected Telegram chat (its id in decimal).
+func chatPK(chatID string) string { return prefixChat + chatID }
+
+// directMessagesKey is the table key of a user's direct-messages flag.
+func directMessagesKey(userID string) map[string]types.AttributeValue {
+	return tableKey(userKey(userID), skDirect)
 }

@@ -24,6 +24,14 @@ type Member struct {
 	// ClaimedBy is the user who took over the placeholder, once claimed (or
 	// while the claim is under way; LeftAt is set when it is done).
 	ClaimedBy string
+	// Language is the member's Telegram language_code ("ru"; "" unknown):
+	// the language of their direct messages.
+	Language string
+	// Muted: no direct message from this group reaches the member.
+	Muted bool
+	// Digest is how often the member hears of the group's changes (DigestNone:
+	// at each change).
+	Digest Digest
 }
 
 // Active reports whether the user is (still) a member.
@@ -48,6 +56,8 @@ type NewMember struct {
 	Name      string
 	Username  string
 	AvatarURL string
+	// Language is the user's Telegram language_code, "" unknown.
+	Language string
 }
 
 // Attributes of the membership item that expressions name.
@@ -75,6 +85,10 @@ type memberRecord struct {
 	Placeholder bool   `dynamodbav:"placeholder,omitempty"`
 	AddedBy     string `dynamodbav:"addedBy,omitempty"`
 	ClaimedBy   string `dynamodbav:"claimedBy,omitempty"`
+	// Language, Muted and Digest are absent until set (notification_settings.go).
+	Language string `dynamodbav:"language,omitempty"`
+	Muted    bool   `dynamodbav:"muted,omitempty"`
+	Digest   string `dynamodbav:"digest,omitempty"`
 	// FormatVersion is absent on memberships written before it (format 1).
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 }
@@ -91,6 +105,7 @@ func newMemberRecord(groupID string, m NewMember, joined time.Time) (memberRecor
 		},
 		ID: m.UserID, TelegramID: tgID, Name: m.Name, Username: m.Username,
 		AvatarURL: m.AvatarURL, JoinedAt: formatTime(joined), FormatVersion: formatCurrent,
+		Language: m.Language,
 	}, nil
 }
 
@@ -103,6 +118,7 @@ func (r *memberRecord) member() (Member, error) {
 		GroupID: groupIDFromPK(r.PK), UserID: r.ID, Name: r.Name, Username: r.Username,
 		Wallet: r.Wallet, AvatarURL: r.AvatarURL, JoinedAt: joined,
 		Placeholder: r.Placeholder, AddedBy: r.AddedBy, ClaimedBy: r.ClaimedBy,
+		Language: r.Language, Muted: r.Muted, Digest: digestOf(r.Digest),
 	}
 	if r.LeftAt != "" {
 		left, err := parseTime(r.LeftAt)

@@ -19,6 +19,8 @@ type GroupChange struct {
 	// TimeZone is the IANA name the group's days are counted in from now on:
 	// expenses keep the days they have until their spentAt is edited.
 	TimeZone *string
+	// WeeklyReminder turns the group's weekly reminder of debts on or off.
+	WeeklyReminder *bool
 }
 
 // UpdateGroup applies change to the group g (as read, at its version) by
@@ -51,6 +53,11 @@ func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, ac
 		next.TimeZone = *change.TimeZone
 		set = append(set, "#timeZone = :timeZone")
 		values[":timeZone"], names = str(next.TimeZone), map[string]string{"#timeZone": attrTimeZone}
+	}
+	if change.WeeklyReminder != nil && *change.WeeklyReminder != g.WeeklyReminder {
+		next.WeeklyReminder = *change.WeeklyReminder
+		set = append(set, attrWeeklyReminder+" = :weekly")
+		values[":weekly"] = &types.AttributeValueMemberBOOL{Value: next.WeeklyReminder}
 	}
 	changes := GroupChanges(&g, &next)
 	if len(changes) == 0 {
