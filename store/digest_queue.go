@@ -22,13 +22,16 @@ type DigestLine struct {
 	GroupID string
 	Seq     int64 // the event's
 	Text    string
+	// Language is the member's, which the digest's heading is written in.
+	Language string
 }
 
 // digestLineRecord is the DIGEST#<kind> / <userId>#<groupId>#<seq> item.
 type digestLineRecord struct {
 	itemKey
-	Text string `dynamodbav:"text"`
-	TTL  int64  `dynamodbav:"ttl"`
+	Text     string `dynamodbav:"text"`
+	Language string `dynamodbav:"language,omitempty"`
+	TTL      int64  `dynamodbav:"ttl"`
 }
 
 // QueueDigestLine adds a line to the queue of kind (a Digest: "daily" or
@@ -36,7 +39,7 @@ type digestLineRecord struct {
 func (s *Store) QueueDigestLine(ctx context.Context, kind string, l DigestLine) error {
 	av, err := attributevalue.MarshalMap(digestLineRecord{
 		itemKey: itemKey{PK: digestPK(kind), SK: digestSK(l.UserID, l.GroupID, l.Seq)},
-		Text:    l.Text, TTL: s.stamp().Add(digestKeep).Unix(),
+		Text:    l.Text, Language: l.Language, TTL: s.stamp().Add(digestKeep).Unix(),
 	})
 	if err != nil {
 		return fmt.Errorf("encode digest line: %w", err)
@@ -72,7 +75,7 @@ func (s *Store) ListDigestLines(ctx context.Context, kind string) ([]DigestLine,
 			if !ok {
 				continue // not a line this version wrote
 			}
-			out = append(out, DigestLine{UserID: user, GroupID: group, Seq: seq, Text: r.Text})
+			out = append(out, DigestLine{UserID: user, GroupID: group, Seq: seq, Text: r.Text, Language: r.Language})
 		}
 		if page.LastEvaluatedKey == nil {
 			return out, nil
