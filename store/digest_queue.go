@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -53,35 +52,18 @@ func (s *Store) QueueDigestLine(ctx context.Context, kind string, l DigestLine) 
 // ListDigestLines reads the queue of kind, ordered by user, group and event
 // (one Query, all pages).
 func (s *Store) ListDigestLines(ctx context.Context, kind string) ([]DigestLine, error) {
-	in := &dynamodb.QueryInput{
-		TableName:                 &s.table,
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(digestPK(kind))},
-		ConsistentRead:            aws.Bool(true),
-	}
 	var out []DigestLine
-	for {
-		page, err := s.db.Query(ctx, in)
-		if err != nil {
-			return out, fmt.Errorf("list digest lines: %w", err)
+	err := s.queryPartition(ctx, digestPK(kind), func(item map[string]types.AttributeValue) error {
+		var r digestLineRecord
+		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+			return fmt.Errorf("decode digest line: %w", err)
 		}
-		for _, item := range page.Items {
-			var r digestLineRecord
-			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-				return out, fmt.Errorf("decode digest line: %w", err)
-			}
-			user, group, seq, ok := parseDigestSK(r.SK)
-			if !ok {
-				continue // not a line this version wrote
-			}
+		if user, group, seq, ok := parseDigestSK(r.SK); ok { // else not a line this version wrote
 			out = append(out, DigestLine{UserID: user, GroupID: group, Seq: seq, Text: r.Text, Language: r.Language})
 		}
-		if page.LastEvaluatedKey == nil {
-			return out, nil
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
+		return nil
+	})
+	return out, err
 }
 
 // DeleteDigestLines removes lines once their digest was sent.

@@ -41,6 +41,7 @@ import (
 //	digest line          DIGEST#<kind>       <userId>#<groupId>#<seq>         (expires: ttl)
 //	dead letter          NOTIFY#DEAD         <at>#<id>
 //	chat send counter    CHATRATE#<chatId>   MINUTE#<minute>                  (expires: ttl)
+//	weekly reminder list NOTIFY#WEEKLY       <groupId>
 //	connected chat       CHAT#<chatId>       CHAT
 //	direct messages      USER#<userId>       DIRECT
 //
@@ -367,6 +368,7 @@ const (
 	prefixChatRate = "CHATRATE#"
 	prefixMinute   = "MINUTE#"
 	pkDeadLetters  = "NOTIFY#DEAD"
+	pkWeeklyList   = "NOTIFY#WEEKLY"
 )
 
 // notifySK is the marker of event seq sent to destination (a chat id, or

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -58,36 +57,21 @@ func (s *Store) AddDeadLetter(ctx context.Context, d DeadLetter) (DeadLetter, er
 
 // ListDeadLetters reads every dead letter, oldest first, all pages.
 func (s *Store) ListDeadLetters(ctx context.Context) ([]DeadLetter, error) {
-	in := &dynamodb.QueryInput{
-		TableName:                 &s.table,
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pkDeadLetters)},
-		ConsistentRead:            aws.Bool(true),
-	}
 	var out []DeadLetter
-	for {
-		page, err := s.db.Query(ctx, in)
+	err := s.queryPartition(ctx, pkDeadLetters, func(item map[string]types.AttributeValue) error {
+		var r deadLetterRecord
+		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+			return fmt.Errorf("decode dead letter: %w", err)
+		}
+		at, err := parseTime(r.At)
 		if err != nil {
-			return out, fmt.Errorf("list dead letters: %w", err)
+			return fmt.Errorf("dead letter %s at: %w", r.ID, err)
 		}
-		for _, item := range page.Items {
-			var r deadLetterRecord
-			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-				return out, fmt.Errorf("decode dead letter: %w", err)
-			}
-			at, err := parseTime(r.At)
-			if err != nil {
-				return out, fmt.Errorf("dead letter %s at: %w", r.ID, err)
-			}
-			out = append(out, DeadLetter{ID: r.ID, At: at, GroupID: r.GroupID, ChatID: r.ChatID, Text: r.Text,
-				ButtonText: r.ButtonText, ButtonURL: r.ButtonURL, Reason: r.Reason})
-		}
-		if page.LastEvaluatedKey == nil {
-			return out, nil
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
+		out = append(out, DeadLetter{ID: r.ID, At: at, GroupID: r.GroupID, ChatID: r.ChatID, Text: r.Text,
+			ButtonText: r.ButtonText, ButtonURL: r.ButtonURL, Reason: r.Reason})
+		return nil
+	})
+	return out, err
 }
 
 // DeleteDeadLetter removes d once it has been sent.

@@ -31,3 +31,15 @@ func TestClaimStampOncePerPeriod(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, got, "a released stamp can be claimed again")
 }
+
+func TestWeeklyReminderList(t *testing.T) {
+	f := newFixture(t)
+	require.NoError(t, f.ListWeeklyReminder(ctx, "g2", true))
+	require.NoError(t, f.ListWeeklyReminder(ctx, "g1", true))
+	require.NoError(t, f.ListWeeklyReminder(ctx, "g1", true))
+	require.NoError(t, f.ListWeeklyReminder(ctx, "g3", true))
+	require.NoError(t, f.ListWeeklyReminder(ctx, "g3", false))
+	ids, err := f.WeeklyReminderGroups(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"g1", "g2"}, ids)
+}
