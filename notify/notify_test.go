@@ -29,6 +29,9 @@ type env struct {
 	bot    *telegramtest.Server
 	stores []*store.Store
 	nots   []*notify.Notifier
+	// sent and refused count the messages of the group's setup (its
+	// members joining), which the tests' checks leave out.
+	sent, refused int
 }
 
 func newEnv(t *testing.T, instances int, window time.Duration, opts ...func(*notify.Options)) *env {
@@ -98,8 +101,16 @@ func (e *env) group() store.Group {
 	}
 	g, err = s.ConnectTelegramChat(ctx, g.ID, fmt.Sprint(chat), ann, "en")
 	require.NoError(e.t, err)
+	e.eventually(func() bool { return strings.Contains(strings.Join(e.to(chat), ""), "Carla joined the group") }, "the joins told")
+	e.sent, e.refused = len(e.bot.Sent()), len(e.bot.Refused())
 	return g
 }
+
+// sentNow lists the messages accepted since the group's setup.
+func (e *env) sentNow() []telegramtest.Sent { return e.bot.Sent()[e.sent:] }
+
+// refusedNow lists the messages refused since the group's setup.
+func (e *env) refusedNow() []telegramtest.Sent { return e.bot.Refused()[e.refused:] }
 
 // expense records that payer paid total for everyone in users, equally.
 func (e *env) expense(s *store.Store, g store.Group, payer, total, what string, users ...string) store.Expense {
@@ -118,7 +129,7 @@ func (e *env) expense(s *store.Store, g store.Group, payer, total, what string, 
 // to lists the texts sent to chatID.
 func (e *env) to(chatID int64) []string {
 	var out []string
-	for _, m := range e.bot.Sent() {
+	for _, m := range e.sentNow() {
 		if m.ChatID == chatID {
 			out = append(out, m.Text)
 		}
@@ -165,7 +176,7 @@ func TestFiftyExpensesThroughTwoInstances(t *testing.T) {
 	groupMessages := len(e.to(chat))
 	require.LessOrEqual(t, groupMessages, 12, "batched: about one message per window, never one per expense")
 	require.Empty(t, e.bot.LimitViolations())
-	first := e.bot.Sent()[0]
+	first := e.sentNow()[0]
 	require.Equal(t, []telegram.Button{{Text: "Open in Fracti", URL: "https://t.me/FractiBot/app?startapp=" + g.ID}}, first.Buttons)
 	require.Contains(t, e.to(chat)[0], "<b>Flat &lt;5&gt;</b>", "the title is escaped")
 	require.Contains(t, e.to(userChat(boris))[0], "Ваша доля: <b>1.00 EUR</b>", "in Boris's language")
