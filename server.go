@@ -37,6 +37,7 @@ import (
 	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
+	"github.com/fracti/api/telegram"
 )
 
 // config is the server's configuration, read from the environment.
@@ -89,6 +90,10 @@ type config struct {
 	Recurring recurringConfig
 	// SpendingMaxDays bounds a spending query's range (SPENDING_MAX_DAYS).
 	SpendingMaxDays int
+	// TelegramAPIURL is the Bot API's base URL (TELEGRAM_API_URL).
+	TelegramAPIURL string
+	// WebhookSecret turns on /telegram/webhook (TELEGRAM_WEBHOOK_SECRET).
+	WebhookSecret string
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -108,6 +113,8 @@ func loadConfig() (config, error) {
 			BotUsername: strings.TrimPrefix(getenv("TELEGRAM_BOT_USERNAME"), "@"),
 			AppName:     getenv("TELEGRAM_APP_NAME"),
 		},
+		TelegramAPIURL: env("TELEGRAM_API_URL", telegram.DefaultAPIURL),
+		WebhookSecret:  getenv("TELEGRAM_WEBHOOK_SECRET"),
 	}
 	for _, o := range strings.Split(getenv("CORS_ALLOWED_ORIGINS"), ",") {
 		if o = strings.TrimSpace(o); o != "" {
@@ -458,6 +465,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	if cfg.BotToken == "" {
 		log.Warn("TELEGRAM_BOT_TOKEN is not set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
 	}
+	bot := cfg.telegramBot()
 	srv := &http.Server{
 		Addr: ":" + cfg.Port,
 		Handler: httpapi.New(httpapi.Config{
@@ -470,6 +478,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			TrustedDocuments: trusted, DisableIntrospection: !cfg.Introspection, DisableSuggestions: !cfg.FieldSuggestions,
 			Metrics: m, MetricsElsewhere: cfg.MetricsAddr != "",
 			Rates: cfg.Rates.service(s, log),
+			Bot:   bot, WebhookSecret: cfg.WebhookSecret,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

@@ -32,6 +32,9 @@ type Identity struct {
 	// signed init data's start_param; "" if none, and for tokens): an invite
 	// link's secret, for one.
 	StartParam string
+	// LanguageCode is the user's Telegram language_code from the init data
+	// ("ru"; "" if none, and for tokens).
+	LanguageCode string
 	// Scopes are what the caller may do: every scope for Telegram sign-ins,
 	// the token's own for access tokens.
 	Scopes []Scope

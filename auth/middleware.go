@@ -164,6 +164,8 @@ func (a *Authenticator) authenticateTelegram(ctx context.Context, raw string) (I
 		Method:     MethodTelegram,
 		StartParam: data.StartParam,
 		Scopes:     slices.Clone(AllScopes),
+		// LanguageCode is kept on memberships: the language of messages.
+		LanguageCode: u.LanguageCode,
 	}, nil
 }
 

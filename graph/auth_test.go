@@ -134,6 +134,7 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 
 	ops := everyOperation(group, expense, deleted, settlement, setup.CreateInvite.ID, setup.AddPlaceholderMember.UserID, token)
 	ops = append(ops, recurringOperations(group, series)...)
+	ops = append(ops, telegramOperations(group)...)
 	for i, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
 			for name, header := range credentials {
@@ -171,7 +172,8 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 }
 
 // everything is what a group holds that only its members may change.
-const everything = `query($g: ID!) { group(id: $g) { title version memberCount joinByIdAllowed
+const everything = `query($g: ID!) { group(id: $g) { title version memberCount joinByIdAllowed chatId weeklyReminder
+	notificationSettings: members { nodes { notificationSettings { muted digest } } }
 	members { nodes { userId placeholder claimedBy { id } } }
 	invites { id uses }
 	expenses { nodes { id version amount history { version } } }

@@ -186,6 +186,7 @@ func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input mod
 		change.Currency = &cur
 	}
 	change.JoinByIDAllowed = input.JoinByIDAllowed
+	change.WeeklyReminder = input.WeeklyReminder
 	if input.TimeZone != nil {
 		zone, err := timeZoneName("input.timeZone", *input.TimeZone)
 		if err != nil {
@@ -210,7 +211,11 @@ func (r *queryResolver) Group(ctx context.Context, id string) (*store.Group, err
 		return nil, nil
 	}
 	r.prefetchGroup(ctx, id)
-	return visibleGroup(ctx, id)
+	g, err := visibleGroup(ctx, id)
+	if err == nil && g != nil {
+		err = r.keepLanguage(ctx, g.ID)
+	}
+	return g, err
 }
 
 // Group returns generated.GroupResolver implementation.

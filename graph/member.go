@@ -18,5 +18,5 @@ func newMember(ctx context.Context) store.NewMember {
 	default: // a Telegram name made only of characters we drop
 		name = "User " + id.UserKey()
 	}
-	return store.NewMember{UserID: id.UserKey(), Name: name, Username: id.Username, AvatarURL: id.PhotoURL}
+	return store.NewMember{UserID: id.UserKey(), Name: name, Username: id.Username, AvatarURL: id.PhotoURL, Language: languageCode(id.LanguageCode)}
 }

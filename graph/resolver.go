@@ -14,6 +14,7 @@ import (
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/rates"
 	"github.com/fracti/api/store"
+	"github.com/fracti/api/telegram"
 )
 
 // Resolver is the root of every resolver: each validates its input, checks
@@ -39,6 +40,9 @@ type Resolver struct {
 	// Rates gives the day's exchange rates for conversions (nil: none
 	// configured, so a conversion needs its rate given).
 	Rates *rates.Service
+	// Bot asks the Telegram Bot API about chats (connectTelegramChat); nil
+	// when no bot token is configured.
+	Bot *telegram.Client
 }
 
 // TokenForgetter drops what is remembered of an access token, by its hash.

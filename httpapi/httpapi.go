@@ -27,6 +27,7 @@ import (
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/rates"
 	"github.com/fracti/api/store"
+	"github.com/fracti/api/telegram"
 	"github.com/rs/cors"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -95,6 +96,12 @@ type Config struct {
 	// Rates gives the day's exchange rates for conversions (nil: none
 	// configured; conversions then need their rate given).
 	Rates *rates.Service
+	// Bot is the Telegram Bot API client (nil: no bot token configured):
+	// connectTelegramChat asks it about chats.
+	Bot *telegram.Client
+	// WebhookSecret turns on POST /telegram/webhook, which accepts only
+	// updates carrying it in X-Telegram-Bot-Api-Secret-Token; "": off (404).
+	WebhookSecret string
 }
 
 // DefaultTokenCacheTTL is how long access token lookups are remembered by default.
@@ -117,6 +124,7 @@ const requestTimeout = 30 * time.Second
 //	           /playground/assets/, the icon at /favicon.ico)
 //	/graphql   the GraphQL endpoint, with live subscriptions over WebSocket,
 //	           server-sent events and multipart HTTP (see negotiate.go)
+//	/telegram/webhook  Telegram's updates (when WebhookSecret is set; see webhook.go)
 //	/healthz   liveness: 200 while the process serves
 //	/readyz    readiness: 200 when the table is reachable, 503 with the
 //	           reason (also logged) when not
@@ -150,7 +158,7 @@ func New(cfg Config) http.Handler {
 	hooks := metricHooks(cfg.Metrics)
 	gql := graph.NewHandler(&graph.Resolver{
 		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter, Live: cfg.Live,
-		Rates: cfg.Rates,
+		Rates: cfg.Rates, Bot: cfg.Bot,
 	},
 		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls,
 			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions,
@@ -187,6 +195,9 @@ func New(cfg Config) http.Handler {
 		defer release()
 		liveConns.ServeHTTP(w, r)
 	}))
+	if cfg.WebhookSecret != "" {
+		mux.Handle("POST "+WebhookPath, webhook{secret: cfg.WebhookSecret, store: cfg.Store, log: cfg.Log, maxBody: cfg.MaxBodyBytes})
+	}
 	mux.Handle("GET /healthz", http.HandlerFunc(alive))
 	mux.Handle("GET /readyz", ready(cfg.Store, cfg.Log))
 	if cfg.Playground {

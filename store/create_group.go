@@ -32,6 +32,9 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation, Version: 1,
 		JoinByID: &in.JoinByIDAllowed, TimeZone: in.TimeZone,
 	}
+	if g.ChatID != "" {
+		g.ChatConnectedBy, g.ChatLanguage = in.Creator.UserID, in.Creator.Language
+	}
 	if g.SettlementConfirmation == "" {
 		g.SettlementConfirmation = ConfirmByRecipient
 	}
@@ -48,7 +51,7 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 		itemKey:   itemKey{PK: groupPK(g.ID), SK: skLedger},
 		MemberIDs: []string{in.Creator.UserID}, Events: ev.Seq, Head: ev.Hash, BooksBeside: true,
 	}
-	items := make([]types.TransactWriteItem, 0, 4)
+	items := make([]types.TransactWriteItem, 0, 5)
 	for _, rec := range []any{g.record(), ledgerRec, mrec, ev.record()} {
 		put, err := s.putNew(rec, "group")
 		if err != nil {
@@ -56,7 +59,19 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 		}
 		items = append(items, put)
 	}
-	if err := s.transactWrite(ctx, items); err != nil {
+	if g.ChatID != "" {
+		// The chat's item keeps one group per chat, as connectTelegramChat does.
+		put, err := s.putChat(g.ChatID, g.ID)
+		if err != nil {
+			return Group{}, Member{}, err
+		}
+		items = append(items, put)
+	}
+	err = s.transactWrite(ctx, items)
+	switch {
+	case g.ChatID != "" && condFailedAt(err, len(items)-1):
+		return Group{}, Member{}, conflictf("the chat is connected to another group")
+	case err != nil:
 		return Group{}, Member{}, fmt.Errorf("create group: %w", err)
 	}
 	m, err := mrec.member()

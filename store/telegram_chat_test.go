@@ -219,3 +219,22 @@ func TestWeeklyReminder(t *testing.T) {
 	require.Equal(t, store.EventGroupUpdated, evs[0].Type)
 	require.Equal(t, store.FieldWeeklyReminder, evs[0].Changes[0].Field)
 }
+
+func TestCreateGroupWithChat(t *testing.T) {
+	f := newFixture(t)
+	g, _, err := f.CreateGroup(ctx, store.NewGroup{Title: "T", Currency: usd, ChatID: "-100555", Creator: user("1")})
+	require.NoError(t, err)
+	owner, err := f.GroupOfChat(ctx, "-100555")
+	require.NoError(t, err)
+	require.Equal(t, g.ID, owner)
+	_, _, err = f.CreateGroup(ctx, store.NewGroup{Title: "T2", Currency: usd, ChatID: "-100555", Creator: user("2")})
+	require.ErrorIs(t, err, store.ErrConflict)
+	other := f.group("3")
+	_, err = f.ConnectTelegramChat(ctx, other.ID, "-100555", "3", "")
+	require.ErrorIs(t, err, store.ErrConflict)
+	// Disconnecting the created group frees the chat.
+	_, err = f.DisconnectTelegramChat(ctx, g.ID, "", "1")
+	require.NoError(t, err)
+	_, err = f.ConnectTelegramChat(ctx, other.ID, "-100555", "3", "")
+	require.NoError(t, err)
+}

@@ -989,6 +989,29 @@ func (ec *executionContext) fieldContext_Group_spending(ctx context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Group_weeklyReminder(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_weeklyReminder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeeklyReminder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_weeklyReminder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -1076,7 +1099,7 @@ func (ec *executionContext) unmarshalInputUpdateGroupInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"expectedVersion", "title", "currency", "joinByIdAllowed", "timeZone"}
+	fieldsInOrder := [...]string{"expectedVersion", "title", "currency", "joinByIdAllowed", "timeZone", "weeklyReminder"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1118,6 +1141,13 @@ func (ec *executionContext) unmarshalInputUpdateGroupInput(ctx context.Context, 
 				return it, err
 			}
 			it.TimeZone = data
+		case "weeklyReminder":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weeklyReminder"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WeeklyReminder = data
 		}
 	}
 	return it, nil
@@ -1786,6 +1816,11 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "weeklyReminder":
+			out.Values[i] = ec._Group_weeklyReminder(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

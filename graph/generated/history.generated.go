@@ -1157,6 +1157,8 @@ var (
 		"RECURRING_PAUSED":     store.EventRecurringPaused,
 		"RECURRING_RESUMED":    store.EventRecurringResumed,
 		"RECURRING_DELETED":    store.EventRecurringDeleted,
+		"CHAT_CONNECTED":       store.EventChatConnected,
+		"CHAT_DISCONNECTED":    store.EventChatDisconnected,
 	}
 	marshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType = map[store.EventType]string{
 		store.EventGroupCreated:        "GROUP_CREATED",
@@ -1181,6 +1183,8 @@ var (
 		store.EventRecurringPaused:     "RECURRING_PAUSED",
 		store.EventRecurringResumed:    "RECURRING_RESUMED",
 		store.EventRecurringDeleted:    "RECURRING_DELETED",
+		store.EventChatConnected:       "CHAT_CONNECTED",
+		store.EventChatDisconnected:    "CHAT_DISCONNECTED",
 	}
 )
 

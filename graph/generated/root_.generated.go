@@ -189,6 +189,7 @@ type ComplexityRoot struct {
 		TimeZone               func(childComplexity int) int
 		Title                  func(childComplexity int) int
 		Version                func(childComplexity int) int
+		WeeklyReminder         func(childComplexity int) int
 	}
 
 	GroupActivityConnection struct {
@@ -246,18 +247,19 @@ type ComplexityRoot struct {
 	}
 
 	Member struct {
-		AvatarURL   func(childComplexity int) int
-		Balances    func(childComplexity int) int
-		ClaimedBy   func(childComplexity int) int
-		Group       func(childComplexity int) int
-		ID          func(childComplexity int) int
-		JoinedAt    func(childComplexity int) int
-		LeftAt      func(childComplexity int) int
-		Name        func(childComplexity int) int
-		Placeholder func(childComplexity int) int
-		UserID      func(childComplexity int) int
-		Username    func(childComplexity int) int
-		Wallet      func(childComplexity int) int
+		AvatarURL            func(childComplexity int) int
+		Balances             func(childComplexity int) int
+		ClaimedBy            func(childComplexity int) int
+		Group                func(childComplexity int) int
+		ID                   func(childComplexity int) int
+		JoinedAt             func(childComplexity int) int
+		LeftAt               func(childComplexity int) int
+		Name                 func(childComplexity int) int
+		NotificationSettings func(childComplexity int) int
+		Placeholder          func(childComplexity int) int
+		UserID               func(childComplexity int) int
+		Username             func(childComplexity int) int
+		Wallet               func(childComplexity int) int
 	}
 
 	MemberConnection struct {
@@ -278,33 +280,41 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddPlaceholderMember   func(childComplexity int, groupID string, name string) int
-		ClaimPlaceholder       func(childComplexity int, groupID string, placeholderID string) int
-		CreateAccessToken      func(childComplexity int, input model.CreateAccessTokenInput) int
-		CreateExpense          func(childComplexity int, input model.CreateExpenseInput) int
-		CreateGroup            func(childComplexity int, input model.CreateGroupInput) int
-		CreateInvite           func(childComplexity int, groupID string, input *model.CreateInviteInput) int
-		CreateRecurringExpense func(childComplexity int, input model.CreateRecurringExpenseInput) int
-		CreateSettlement       func(childComplexity int, input model.CreateSettlementInput) int
-		DeleteExpense          func(childComplexity int, id string) int
-		DeleteRecurringExpense func(childComplexity int, id string) int
-		JoinGroup              func(childComplexity int, groupID *string, invite *string) int
-		LeaveGroup             func(childComplexity int, groupID string) int
-		PauseRecurringExpense  func(childComplexity int, id string) int
-		RestoreExpense         func(childComplexity int, id string) int
-		ResumeRecurringExpense func(childComplexity int, id string) int
-		RevokeAccessToken      func(childComplexity int, id string) int
-		RevokeInvite           func(childComplexity int, id string) int
-		UpdateExpense          func(childComplexity int, id string, input model.UpdateExpenseInput) int
-		UpdateGroup            func(childComplexity int, id string, input model.UpdateGroupInput) int
-		UpdateRecurringExpense func(childComplexity int, id string, input model.UpdateRecurringExpenseInput) int
-		UpdateSettlement       func(childComplexity int, id string, input model.UpdateSettlementInput) int
-		UpdateWallet           func(childComplexity int, groupID string, wallet string) int
+		AddPlaceholderMember       func(childComplexity int, groupID string, name string) int
+		ClaimPlaceholder           func(childComplexity int, groupID string, placeholderID string) int
+		ConnectTelegramChat        func(childComplexity int, groupID string, chatID string) int
+		CreateAccessToken          func(childComplexity int, input model.CreateAccessTokenInput) int
+		CreateExpense              func(childComplexity int, input model.CreateExpenseInput) int
+		CreateGroup                func(childComplexity int, input model.CreateGroupInput) int
+		CreateInvite               func(childComplexity int, groupID string, input *model.CreateInviteInput) int
+		CreateRecurringExpense     func(childComplexity int, input model.CreateRecurringExpenseInput) int
+		CreateSettlement           func(childComplexity int, input model.CreateSettlementInput) int
+		DeleteExpense              func(childComplexity int, id string) int
+		DeleteRecurringExpense     func(childComplexity int, id string) int
+		DisconnectTelegramChat     func(childComplexity int, groupID string) int
+		JoinGroup                  func(childComplexity int, groupID *string, invite *string) int
+		LeaveGroup                 func(childComplexity int, groupID string) int
+		PauseRecurringExpense      func(childComplexity int, id string) int
+		RestoreExpense             func(childComplexity int, id string) int
+		ResumeRecurringExpense     func(childComplexity int, id string) int
+		RevokeAccessToken          func(childComplexity int, id string) int
+		RevokeInvite               func(childComplexity int, id string) int
+		UpdateExpense              func(childComplexity int, id string, input model.UpdateExpenseInput) int
+		UpdateGroup                func(childComplexity int, id string, input model.UpdateGroupInput) int
+		UpdateNotificationSettings func(childComplexity int, groupID string, input model.NotificationSettingsInput) int
+		UpdateRecurringExpense     func(childComplexity int, id string, input model.UpdateRecurringExpenseInput) int
+		UpdateSettlement           func(childComplexity int, id string, input model.UpdateSettlementInput) int
+		UpdateWallet               func(childComplexity int, groupID string, wallet string) int
 	}
 
 	NewAccessToken struct {
 		AccessToken func(childComplexity int) int
 		Token       func(childComplexity int) int
+	}
+
+	NotificationSettings struct {
+		Digest func(childComplexity int) int
+		Muted  func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -1130,6 +1140,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Version(childComplexity), true
+	case "Group.weeklyReminder":
+		if e.ComplexityRoot.Group.WeeklyReminder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.WeeklyReminder(childComplexity), true
 
 	case "GroupActivityConnection.edges":
 		if e.ComplexityRoot.GroupActivityConnection.Edges == nil {
@@ -1384,6 +1400,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.Name(childComplexity), true
+	case "Member.notificationSettings":
+		if e.ComplexityRoot.Member.NotificationSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.NotificationSettings(childComplexity), true
 	case "Member.placeholder":
 		if e.ComplexityRoot.Member.Placeholder == nil {
 			break
@@ -1482,6 +1504,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ClaimPlaceholder(childComplexity, args["groupId"].(string), args["placeholderId"].(string)), true
+	case "Mutation.connectTelegramChat":
+		if e.ComplexityRoot.Mutation.ConnectTelegramChat == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_connectTelegramChat_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ConnectTelegramChat(childComplexity, args["groupId"].(string), args["chatId"].(string)), true
 	case "Mutation.createAccessToken":
 		if e.ComplexityRoot.Mutation.CreateAccessToken == nil {
 			break
@@ -1570,6 +1603,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteRecurringExpense(childComplexity, args["id"].(string)), true
+	case "Mutation.disconnectTelegramChat":
+		if e.ComplexityRoot.Mutation.DisconnectTelegramChat == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_disconnectTelegramChat_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DisconnectTelegramChat(childComplexity, args["groupId"].(string)), true
 	case "Mutation.joinGroup":
 		if e.ComplexityRoot.Mutation.JoinGroup == nil {
 			break
@@ -1669,6 +1713,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateGroup(childComplexity, args["id"].(string), args["input"].(model.UpdateGroupInput)), true
+	case "Mutation.updateNotificationSettings":
+		if e.ComplexityRoot.Mutation.UpdateNotificationSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateNotificationSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateNotificationSettings(childComplexity, args["groupId"].(string), args["input"].(model.NotificationSettingsInput)), true
 	case "Mutation.updateRecurringExpense":
 		if e.ComplexityRoot.Mutation.UpdateRecurringExpense == nil {
 			break
@@ -1715,6 +1770,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NewAccessToken.Token(childComplexity), true
+
+	case "NotificationSettings.digest":
+		if e.ComplexityRoot.NotificationSettings.Digest == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationSettings.Digest(childComplexity), true
+	case "NotificationSettings.muted":
+		if e.ComplexityRoot.NotificationSettings.Muted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationSettings.Muted(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -2462,6 +2530,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputCreateInviteInput,
 		ec.unmarshalInputCreateRecurringExpenseInput,
 		ec.unmarshalInputCreateSettlementInput,
+		ec.unmarshalInputNotificationSettingsInput,
 		ec.unmarshalInputPaymentInput,
 		ec.unmarshalInputSplitInput,
 		ec.unmarshalInputUpdateExpenseInput,
@@ -3417,6 +3486,14 @@ enum GroupEventType {
   RECURRING_RESUMED
   "A member deleted a recurring expense (its occurrences stay)."
   RECURRING_DELETED
+  "A member connected the group to a Telegram chat (its change: chatId)."
+  CHAT_CONNECTED
+  """
+  The group's Telegram chat was disconnected: by a member, or by Telegram when
+  the bot was removed from the chat (then its change ` + "`" + `reason` + "`" + ` is ` + "`" + `bot_removed` + "`" + `
+  and the actor is the member who had connected it).
+  """
+  CHAT_DISCONNECTED
 }
 
 "What a group event is about."
@@ -4146,6 +4223,82 @@ extend input CreateGroupInput {
   timeZone: String
 }
 `, BuiltIn: false},
+	{Name: "../../schema/telegram.graphqls", Input: `# Telegram: a group's chat, where the bot posts its changes, and each
+# member's choice of what they hear by direct message (docs/telegram.md).
+
+"How often a member hears of a group's changes by direct message."
+enum Digest {
+  "A message at each change that names them (the default)."
+  NONE
+  "One message a day with the day's changes instead."
+  DAILY
+  "One message a week with the week's changes instead."
+  WEEKLY
+}
+
+"What a member hears of one group by direct message. The group chat's messages do not depend on it."
+type NotificationSettings {
+  "No direct message from this group reaches the member, reminders included."
+  muted: Boolean!
+  "How often the member hears of the group's changes."
+  digest: Digest!
+}
+
+"A change of a member's notification settings; a field left out stays as it is."
+input NotificationSettingsInput {
+  "Whether to silence every direct message from this group."
+  muted: Boolean
+  "How often to hear of the group's changes."
+  digest: Digest
+}
+
+extend type Group {
+  "Whether the bot reminds the group's debtors once a week (in the chat and by direct message)."
+  weeklyReminder: Boolean!
+}
+
+extend type Member {
+  "The member's notification settings: shown to that member only, null for everyone else."
+  notificationSettings: NotificationSettings
+}
+
+extend input UpdateGroupInput {
+  "Whether the bot reminds the group's debtors once a week."
+  weeklyReminder: Boolean
+}
+
+extend type Mutation {
+  """
+  Connects the group to a Telegram chat, by a member who is in that chat
+  (creator, administrator, member, or restricted but still in it) and where
+  the bot is: the server asks the Bot API. FORBIDDEN with extensions.reason
+  BOT_NOT_IN_CHAT (add the bot first) or NOT_IN_CHAT; BAD_USER_INPUT for a
+  chatId that is not a Telegram chat id; UNAVAILABLE when the Bot API cannot
+  be asked. A chat belongs to one group and a group has one chat: a chat
+  connected elsewhere, or a group with another chat, is CONFLICT (the first
+  keeps it). Connecting the chat the group has changes nothing. A
+  CHAT_CONNECTED event.
+  """
+  connectTelegramChat(
+    "The group to connect."
+    groupId: ID!
+    "The Telegram chat id, an integer as text (\"-1001234567890\"); the Mini App has it from its launch parameters."
+    chatId: String!
+  ): Group!
+  "Disconnects the group's Telegram chat (nothing happens when it has none). A CHAT_DISCONNECTED event."
+  disconnectTelegramChat(
+    "The group whose chat to disconnect."
+    groupId: ID!
+  ): Group!
+  "Changes the viewer's own notification settings in the group."
+  updateNotificationSettings(
+    "The group the settings are for; the viewer must be a member."
+    groupId: ID!
+    "What to change."
+    input: NotificationSettingsInput!
+  ): NotificationSettings!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/token.graphqls", Input: `# Personal access tokens: for scripts and bots, sent as "Authorization: Bearer <token>".
 
 extend type User {
@@ -4611,6 +4764,8 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_timeZone(ctx, field)
 	case "spending":
 		return ec.fieldContext_Group_spending(ctx, field)
+	case "weeklyReminder":
+		return ec.fieldContext_Group_weeklyReminder(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Group", field.Name)
 }
@@ -4749,6 +4904,8 @@ func (ec *executionContext) childFields_Member(ctx context.Context, field graphq
 		return ec.fieldContext_Member_placeholder(ctx, field)
 	case "claimedBy":
 		return ec.fieldContext_Member_claimedBy(ctx, field)
+	case "notificationSettings":
+		return ec.fieldContext_Member_notificationSettings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Member", field.Name)
 }
@@ -4795,6 +4952,16 @@ func (ec *executionContext) childFields_NewAccessToken(ctx context.Context, fiel
 		return ec.fieldContext_NewAccessToken_accessToken(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type NewAccessToken", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "muted":
+		return ec.fieldContext_NotificationSettings_muted(ctx, field)
+	case "digest":
+		return ec.fieldContext_NotificationSettings_digest(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationSettings", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -236,6 +236,22 @@ type NewAccessToken struct {
 	AccessToken *store.Token `json:"accessToken"`
 }
 
+// What a member hears of one group by direct message. The group chat's messages do not depend on it.
+type NotificationSettings struct {
+	// No direct message from this group reaches the member, reminders included.
+	Muted bool `json:"muted"`
+	// How often the member hears of the group's changes.
+	Digest store.Digest `json:"digest"`
+}
+
+// A change of a member's notification settings; a field left out stays as it is.
+type NotificationSettingsInput struct {
+	// Whether to silence every direct message from this group.
+	Muted *bool `json:"muted,omitempty"`
+	// How often to hear of the group's changes.
+	Digest *store.Digest `json:"digest,omitempty"`
+}
+
 // Where a page of a list stands (Relay cursor connections).
 type PageInfo struct {
 	// True exactly when more items follow this page.
@@ -385,6 +401,8 @@ type UpdateGroupInput struct {
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
 	// The IANA time zone the group counts its days in from now on, such as "Europe/Berlin" or "UTC".
 	TimeZone *string `json:"timeZone,omitempty"`
+	// Whether the bot reminds the group's debtors once a week.
+	WeeklyReminder *bool `json:"weeklyReminder,omitempty"`
 }
 
 // A change to a recurring expense's future occurrences: fields left out keep their values.

@@ -227,7 +227,12 @@ func InitData(id int64, first, last, username string, authDate time.Time) string
 // InitDataStartParam is InitData of a Mini App opened with a start
 // parameter (a t.me link's startapp=...), signed with BotToken.
 func InitDataStartParam(id int64, first, last, username string, authDate time.Time, startParam string) string {
-	u, _ := json.Marshal(map[string]any{"id": id, "first_name": first, "last_name": last, "username": username})
+	return signedInitData(map[string]any{"id": id, "first_name": first, "last_name": last, "username": username}, authDate, startParam)
+}
+
+// signedInitData is init data for the Telegram user user, signed with BotToken.
+func signedInitData(user map[string]any, authDate time.Time, startParam string) string {
+	u, _ := json.Marshal(user)
 	fields := url.Values{
 		"auth_date": {strconv.FormatInt(authDate.Unix(), 10)},
 		"query_id":  {"AAHdF6IQAAAAAN0XohDhrOrc"},
