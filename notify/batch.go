@@ -19,7 +19,7 @@ const maxText = 4096
 type subjects struct {
 	expenses    map[string]*store.Expense
 	settlements map[string]*store.Settlement
-	members     map[string]*store.Member
+	members     members
 }
 
 // sendBatch sends a group's events: one chat message (or a few, if long)
@@ -60,7 +60,7 @@ func (n *Notifier) readSubjects(ctx context.Context, groupID string, events []st
 			users = append(users, ev.Subject.ID)
 		}
 	}
-	s := subjects{expenses: map[string]*store.Expense{}, settlements: map[string]*store.Settlement{}, members: map[string]*store.Member{}}
+	s := subjects{expenses: map[string]*store.Expense{}, settlements: map[string]*store.Settlement{}}
 	es, err := n.opts.Store.GetExpenses(ctx, eRefs)
 	if err != nil {
 		return s, err
@@ -93,24 +93,35 @@ func (n *Notifier) readSubjects(ctx context.Context, groupID string, events []st
 			keys = append(keys, store.MemberKey{GroupID: groupID, UserID: u})
 		}
 	}
-	ms, err := n.opts.Store.GetMembers(ctx, keys)
-	if err != nil {
-		return s, err
-	}
-	for _, m := range ms {
-		if m != nil {
-			s.members[m.UserID] = m
-		}
-	}
-	return s, nil
+	s.members, err = n.readMembers(ctx, keys)
+	return s, err
 }
 
-func (s subjects) name(userID string) string {
-	if m := s.members[userID]; m != nil && m.Name != "" {
+// readMembers reads memberships by user id (former members too, so that
+// their names still show).
+func (n *Notifier) readMembers(ctx context.Context, keys []store.MemberKey) (members, error) {
+	ms, err := n.opts.Store.GetMembers(ctx, keys)
+	out := members{}
+	for _, m := range ms {
+		if m != nil {
+			out[m.UserID] = m
+		}
+	}
+	return out, err
+}
+
+// members are memberships by user id.
+type members map[string]*store.Member
+
+// name is the member's name, their id when unknown.
+func (ms members) name(userID string) string {
+	if m := ms[userID]; m != nil && m.Name != "" {
 		return m.Name
 	}
 	return userID
 }
+
+func (s subjects) name(userID string) string { return s.members.name(userID) }
 
 // line is the chat line of one event in lang, "" when there is nothing to say.
 func (s subjects) line(lang string, ev *store.Event) string {

@@ -34,12 +34,12 @@ const reminderKeep = 48 * time.Hour
 type debts struct {
 	transfers []ledger.Transfer
 	byDebtor  map[string][]ledger.Transfer
-	members   map[string]*store.Member
+	members   members
 }
 
 // readDebts reads the group's balances and simplifies them per currency.
 func (n *Notifier) readDebts(ctx context.Context, groupID string) (debts, error) {
-	d := debts{byDebtor: map[string][]ledger.Transfer{}, members: map[string]*store.Member{}}
+	d := debts{byDebtor: map[string][]ledger.Transfer{}, members: members{}}
 	gbs, err := n.opts.Store.GetBalances(ctx, []string{groupID})
 	if err != nil || len(gbs) == 0 || gbs[0] == nil {
 		return d, err
@@ -56,20 +56,8 @@ func (n *Notifier) readDebts(ctx context.Context, groupID string) (debts, error)
 			keys = append(keys, store.MemberKey{GroupID: groupID, UserID: t.From}, store.MemberKey{GroupID: groupID, UserID: t.To})
 		}
 	}
-	ms, err := n.opts.Store.GetMembers(ctx, keys)
-	for _, m := range ms {
-		if m != nil {
-			d.members[m.UserID] = m
-		}
-	}
+	d.members, err = n.readMembers(ctx, keys)
 	return d, err
-}
-
-func (d debts) name(userID string) string {
-	if m := d.members[userID]; m != nil && m.Name != "" {
-		return m.Name
-	}
-	return userID
 }
 
 // RemindDebtors sends each member of the group who owes a direct message
@@ -138,7 +126,7 @@ func (n *Notifier) remind(ctx context.Context, groupID string) (ReminderReport, 
 		if allowed[id] {
 			lines := []string{render(m.Language, msgYouOwe, "group", g.Title)}
 			for _, t := range d.byDebtor[id] {
-				lines = append(lines, render(m.Language, msgOweLine, "amount", formatAmount(t.Amount), "to", d.name(t.To)))
+				lines = append(lines, render(m.Language, msgOweLine, "amount", formatAmount(t.Amount), "to", d.members.name(t.To)))
 			}
 			err := n.send(ctx, groupID, n.outgoing(userChat, m.Language, groupID, strings.Join(lines, "\n")))
 			if err == nil {
@@ -226,7 +214,7 @@ func (n *Notifier) weeklyReminder(ctx context.Context, g *store.Group) error {
 	if len(d.transfers) > 0 {
 		lines := []string{render(lang, msgWeeklyReminder, "group", g.Title)}
 		for _, t := range d.transfers {
-			lines = append(lines, render(lang, msgDebtLine, "from", d.name(t.From), "to", d.name(t.To), "amount", formatAmount(t.Amount)))
+			lines = append(lines, render(lang, msgDebtLine, "from", d.members.name(t.From), "to", d.members.name(t.To), "amount", formatAmount(t.Amount)))
 		}
 		text = strings.Join(lines, "\n")
 	}
