@@ -217,9 +217,18 @@ func chunks(head string, lines []string) []string {
 
 // sendDirect tells each member a new expense names (not its author) their
 // share: a direct message, a digest line for digest members, nothing for
-// muted ones or those Telegram refuses.
+// muted ones or those Telegram refuses. Whether each may get direct
+// messages is read once for the batch (one BatchGetItem).
 func (n *Notifier) sendDirect(ctx context.Context, g *store.Group, events []store.Event, subj subjects) error {
-	var errs []error
+	type share struct {
+		seq  int64
+		m    *store.Member
+		text string
+	}
+	var (
+		shares []share
+		users  []string
+	)
 	for i := range events {
 		ev := &events[i]
 		e := subj.expenses[ev.Subject.ID]
@@ -233,24 +242,33 @@ func (n *Notifier) sendDirect(ctx context.Context, g *store.Group, events []stor
 			}
 			text := render(m.Language, msgShare, "group", g.Title, "what", e.Description, "amount", formatAmount(e.Amount),
 				"payer", subj.name(e.PayerID), "share", formatAmount(shareOf(e, userID)))
-			errs = append(errs, n.direct(ctx, g, ev.Seq, m, text))
+			shares = append(shares, share{seq: ev.Seq, m: m, text: text})
+			users = append(users, userID)
 		}
+	}
+	if len(shares) == 0 {
+		return nil
+	}
+	allowed, err := n.opts.Store.DirectMessagesAllowed(ctx, users)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, sh := range shares {
+		errs = append(errs, n.direct(ctx, g, sh.seq, sh.m, sh.text, allowed[sh.m.UserID]))
 	}
 	return errors.Join(errs...)
 }
 
-// direct sends one member's line of event seq, or queues it for their digest.
-func (n *Notifier) direct(ctx context.Context, g *store.Group, seq int64, m *store.Member, text string) error {
+// direct sends one member's line of event seq, or queues it for their
+// digest; allowed says whether the bot may write to them privately.
+func (n *Notifier) direct(ctx context.Context, g *store.Group, seq int64, m *store.Member, text string, allowed bool) error {
 	if m.Digest == store.DigestDaily || m.Digest == store.DigestWeekly {
 		return n.opts.Store.QueueDigestLine(ctx, string(m.Digest), store.DigestLine{UserID: m.UserID, GroupID: g.ID, Seq: seq, Text: text, Language: m.Language})
 	}
-	allowed, err := n.opts.Store.DirectMessagesAllowed(ctx, []string{m.UserID})
-	if err != nil || !allowed[m.UserID] {
-		return err
-	}
 	userChat, err := strconv.ParseInt(m.UserID, 10, 64)
-	if err != nil {
-		return nil // not a Telegram user
+	if !allowed || err != nil {
+		return nil // refused before, until they /start the bot; or not a Telegram user
 	}
 	claimed, err := n.opts.Store.ClaimNotifications(ctx, g.ID, []int64{seq}, "dm:"+m.UserID)
 	if err != nil || len(claimed) == 0 {

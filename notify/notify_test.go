@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +28,8 @@ type env struct {
 	bot    *telegramtest.Server
 	stores []*store.Store
 	nots   []*notify.Notifier
+	window time.Duration
+	opts   []func(*notify.Options)
 	// sent and refused count the messages of the group's setup (its
 	// members joining), which the tests' checks leave out.
 	sent, refused int
@@ -36,39 +37,51 @@ type env struct {
 
 func newEnv(t *testing.T, instances int, window time.Duration, opts ...func(*notify.Options)) *env {
 	t.Helper()
-	e := &env{t: t, table: dynamotest.Table(t), bot: telegramtest.New(t)}
+	e := &env{t: t, table: dynamotest.Table(t), bot: telegramtest.New(t), window: window, opts: opts}
 	first := store.New(dynamotest.Client(t), e.table, store.Options{})
 	_, err := first.EnableStream(ctx)
 	require.NoError(t, err)
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-	})
-	for range instances {
-		s := store.New(dynamotest.Client(t), e.table, store.Options{})
-		o := notify.Options{
-			Store: s, Bot: telegram.New(e.bot.URL(), "123:token", nil), Links: notify.Links{BotUsername: "FractiBot", AppName: "app"},
-			Window: window, Retries: 3, BaseBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
-		}
-		for _, f := range opts {
-			f(&o)
-		}
-		n := notify.New(o)
-		streams, err := store.NewStreamsClient(ctx, store.ClientConfig{Endpoint: dynamotest.Endpoint(t)})
-		require.NoError(t, err)
-		tl := n.Tail(streams, s.StreamARN)
-		tl.Poll, tl.Refresh = 50*time.Millisecond, time.Second
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tl.Run(runCtx)
-			n.Wait()
-		}()
-		e.stores, e.nots = append(e.stores, s), append(e.nots, n)
+	e.stores = append(e.stores, first)
+	for i := range instances {
+		e.start(i == 0)
 	}
 	return e
+}
+
+// start runs one more notifier instance (on the first store, or on a store
+// of its own) until the test ends.
+func (e *env) start(onFirstStore bool) *notify.Notifier {
+	e.t.Helper()
+	s := e.stores[0]
+	if !onFirstStore {
+		s = store.New(dynamotest.Client(e.t), e.table, store.Options{})
+		e.stores = append(e.stores, s)
+	}
+	o := notify.Options{
+		Store: s, Bot: telegram.New(e.bot.URL(), "123:token", nil), Links: notify.Links{BotUsername: "FractiBot", AppName: "app"},
+		Window: e.window, Retries: 3, BaseBackoff: 20 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
+	}
+	for _, f := range e.opts {
+		f(&o)
+	}
+	n := notify.New(o)
+	streams, err := store.NewStreamsClient(ctx, store.ClientConfig{Endpoint: dynamotest.Endpoint(e.t)})
+	require.NoError(e.t, err)
+	tl := n.Tail(streams, s.StreamARN)
+	tl.Poll, tl.Refresh = 50*time.Millisecond, time.Second
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tl.Run(runCtx)
+		n.Wait()
+	}()
+	e.t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	e.nots = append(e.nots, n)
+	return n
 }
 
 var eur = money.MustCurrency("EUR")
@@ -101,7 +114,9 @@ func (e *env) group() store.Group {
 	}
 	g, err = s.ConnectTelegramChat(ctx, g.ID, fmt.Sprint(chat), ann, "en")
 	require.NoError(e.t, err)
-	e.eventually(func() bool { return strings.Contains(strings.Join(e.to(chat), ""), "Carla joined the group") }, "the joins told")
+	if len(e.nots) > 0 {
+		e.eventually(func() bool { return strings.Contains(strings.Join(e.to(chat), ""), "Carla joined the group") }, "the joins told")
+	}
 	e.sent, e.refused = len(e.bot.Sent()), len(e.bot.Refused())
 	return g
 }
@@ -181,4 +196,25 @@ func TestFiftyExpensesThroughTwoInstances(t *testing.T) {
 	require.Contains(t, e.to(chat)[0], "<b>Flat &lt;5&gt;</b>", "the title is escaped")
 	require.Contains(t, e.to(userChat(boris))[0], "Ваша доля: <b>1.00 EUR</b>", "in Boris's language")
 	require.Contains(t, e.to(userChat(carla))[0], "Tu parte: <b>1.00 EUR</b>", "es-419 is Spanish")
+}
+
+// What was written while no notifier ran is sent when one starts (it reads
+// the stream from its start), and a notifier started again later sends
+// nothing twice (the markers).
+func TestRestartLosesNothingAndRepeatsNothing(t *testing.T) {
+	e := newEnv(t, 0, 100*time.Millisecond)
+	g := e.group()
+	e.expense(e.stores[0], g, ann, "12.00", "written-while-down", ann, boris)
+	e.start(true)
+	e.eventually(func() bool { return strings.Contains(strings.Join(e.to(chat), ""), "written-while-down") }, "sent once a notifier runs")
+	e.eventually(func() bool { return len(e.to(userChat(boris))) == 1 }, "Boris's share sent")
+	e.start(false) // a restart, or a second instance: it reads the same records
+	e.expense(e.stores[0], g, ann, "1.00", "after-restart", ann)
+	e.eventually(func() bool { return strings.Contains(strings.Join(e.to(chat), ""), "after-restart") }, "the new one sent")
+	time.Sleep(time.Second)
+	all := strings.Join(e.to(chat), "\n")
+	require.Equal(t, 1, strings.Count(all, "written-while-down"))
+	require.Equal(t, 1, strings.Count(all, "after-restart"))
+	require.Equal(t, 1, strings.Count(all, "Carla joined the group"))
+	require.Len(t, e.to(userChat(boris)), 1)
 }
