@@ -159,8 +159,8 @@ func TestMiddlewareIdentities(t *testing.T) {
 		PhotoURL: "https://t.me/i/userpic/320/alice.svg",
 		Method:   MethodTelegram,
 		// The Mini App was opened with a start parameter; the signed one is kept.
-		StartParam: "group_42",
-		Scopes:     AllScopes,
+		StartParam: "group_42", LanguageCode: "en", // from the init data's user
+		Scopes: AllScopes,
 	}
 	script := s.owner
 	script.Method = MethodToken

@@ -27,7 +27,8 @@ const webhookTimeout = 10 * time.Second
 // webhook handles the updates Telegram posts: the bot removed from a chat
 // (my_chat_member: left, kicked, or restricted and no longer a member)
 // disconnects the chat's group; /start in a private chat lets the bot write
-// to the user; a group that became a supergroup (migrate_to_chat_id, or
+// to the user, and the user blocking the bot (my_chat_member of their
+// private chat: kicked) stops it until they unblock it or /start again; a group that became a supergroup (migrate_to_chat_id, or
 // migrate_from_chat_id in the supergroup) keeps its group under the new id.
 // Anything else is answered 200 and dropped, so that Telegram does not send
 // it again; only a failure of the table is a 500, which Telegram retries.
@@ -69,7 +70,11 @@ func (h webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // handle acts on one update; an error is a failure worth Telegram's retry.
 func (h webhook) handle(ctx context.Context, u telegram.Update) error {
-	if c := u.MyChatMember; c != nil && !c.Chat.IsPrivate() && botRemoved(c.NewChatMember) {
+	if c := u.MyChatMember; c != nil && c.Chat.IsPrivate() {
+		// The user blocked the bot (kicked) or unblocked it (member).
+		return h.store.SetDirectMessages(ctx, strconv.FormatInt(c.Chat.ID, 10), !botRemoved(c.NewChatMember))
+	}
+	if c := u.MyChatMember; c != nil && botRemoved(c.NewChatMember) {
 		chat := strconv.FormatInt(c.Chat.ID, 10)
 		groupID, err := h.store.GroupOfChat(ctx, chat)
 		if err != nil || groupID == "" {

@@ -107,6 +107,23 @@ func TestWebhookStart(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, allowed["9007199254740993"])
 
+	// Blocking the bot stops direct messages; unblocking allows them again.
+	block := func(status string) string {
+		return `{"update_id": 18, "my_chat_member": {"chat": {"id": 9007199254740993, "type": "private"},
+			"from": {"id": 9007199254740993, "is_bot": false, "first_name": "Big"}, "date": 1700000000,
+			"old_chat_member": {"user": {"id": 123456, "is_bot": true, "first_name": "Fracti"}, "status": "member"},
+			"new_chat_member": {"user": {"id": 123456, "is_bot": true, "first_name": "Fracti"}, "status": "` + status + `"}}}`
+	}
+	for _, step := range []struct {
+		status  string
+		allowed bool
+	}{{"kicked", false}, {"member", true}} {
+		require.Equal(t, http.StatusOK, api.PostWebhook(webhookSecret, block(step.status)))
+		allowed, err = api.Store.DirectMessagesAllowed(ctx, []string{"9007199254740993"})
+		require.NoError(t, err)
+		require.Equal(t, step.allowed, allowed["9007199254740993"], step.status)
+	}
+
 	// /start in a group is not consent to private messages.
 	require.NoError(t, api.Store.SetDirectMessages(ctx, "77", false))
 	inGroup := `{"update_id": 12, "message": {"message_id": 2, "date": 1700000000, "text": "/start@FractiBot",
