@@ -68,6 +68,7 @@ func (n *Notifier) readSubjects(ctx context.Context, groupID string, events []st
 	for _, e := range es {
 		if e != nil {
 			s.expenses[e.ID] = e
+			users = append(users, e.PayerID, e.CreatedBy)
 			for _, sp := range e.Splits {
 				users = append(users, sp.UserID)
 			}

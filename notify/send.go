@@ -23,7 +23,10 @@ var errGone = errors.New("the destination refuses the bot")
 // connection and the message goes to the new id. What still fails lands on
 // the dead-letter list. It returns errGone for a 403 (after recording it).
 func (n *Notifier) send(ctx context.Context, groupID string, out telegram.Outgoing) error {
-	var last error
+	var (
+		last  error
+		moved bool
+	)
 	for attempt := 0; attempt <= n.opts.Retries; {
 		if err := n.opts.Limiter.Wait(ctx, out.ChatID); err != nil {
 			return err
@@ -46,7 +49,8 @@ func (n *Notifier) send(ctx context.Context, groupID string, out telegram.Outgoi
 			return nil
 		}
 		last = err
-		if to, ok := telegram.MigratedTo(err); ok {
+		if to, ok := telegram.MigratedTo(err); ok && to != out.ChatID && !moved {
+			moved = true // a chat migrates once: a second answer so is a refusal
 			if _, merr := n.opts.Store.MoveTelegramChat(ctx, chatKey(out.ChatID), chatKey(to)); merr != nil {
 				return merr
 			}
