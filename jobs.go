@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fracti/api/metrics"
+	"github.com/fracti/api/notify"
 	"github.com/fracti/api/schedule"
 	"github.com/fracti/api/store"
 )
@@ -34,9 +35,12 @@ func loadRecurringConfig() (recurringConfig, error) {
 // startJobs starts this instance's timed work (package schedule): every
 // instance runs every job, and each job's conditional writes make its work
 // happen once however many run it.
-func startJobs(cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics) *schedule.Scheduler {
+func startJobs(cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier) *schedule.Scheduler {
 	jobs := schedule.New(schedule.Options{Log: log, Observe: m.JobRun})
 	jobs.Register("recurring", cfg.Recurring.Interval, recurringJob(s, cfg.Recurring.CatchUp, log))
+	if cfg.Notify.On && n != nil {
+		registerNotifyJobs(jobs, n, cfg.Notify.JobInterval, log)
+	}
 	jobs.Start()
 	return jobs
 }

@@ -7,6 +7,7 @@
 //	go run . migrate [--dry-run] [--segments N] [--restart]   bring items of earlier formats up to date
 //	go run . table create [--env <name>] [--tag key=value ...] [--pitr=false]   make the table (or bring it up to what the server needs)
 //	go run . table describe [--env <name>] [--tag key=value ...]   print the table and how it differs from what the server needs
+//	go run . notify [--replay]   run the Telegram notifier alone; --replay sends its dead letters again
 //
 // Configuration comes from the environment; see README.md.
 package main
@@ -94,6 +95,8 @@ type config struct {
 	TelegramAPIURL string
 	// WebhookSecret turns on /telegram/webhook (TELEGRAM_WEBHOOK_SECRET).
 	WebhookSecret string
+	// Notify: NOTIFY, NOTIFY_BATCH_WINDOW, NOTIFY_MAX_AGE, NOTIFY_JOB_INTERVAL.
+	Notify notifyConfig
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -235,6 +238,9 @@ func loadConfig() (config, error) {
 	if c.Recurring, err = loadRecurringConfig(); err != nil {
 		return c, err
 	}
+	if c.Notify, err = loadNotifyConfig(); err != nil {
+		return c, err
+	}
 	legacyOpen, err := strconv.ParseBool(env("LEGACY_GROUPS_JOIN_BY_ID", "true"))
 	if err != nil {
 		return c, fmt.Errorf("LEGACY_GROUPS_JOIN_BY_ID must be true or false")
@@ -372,11 +378,13 @@ func run(ctx context.Context, args []string) error {
 		return tableCommand(ctx, cfg, args, os.Stdout)
 	case "rebuild-summaries":
 		return rebuildSummariesCommand(ctx, cfg, args, os.Stdout)
+	case "notify":
+		return notifyCommand(ctx, cfg, args, log, os.Stdout)
 	case "help", "-h", "--help":
-		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>] | migrate [--dry-run] [--segments N] [--restart] | table create|describe [--env <name>] [--tag key=value ...] [--pitr=false] | rebuild-summaries [--group <id>]]")
+		fmt.Println("usage: fracti-api [serve [--demo] | token create --user <telegramId> --name <name> | verify [--group <id>] | migrate [--dry-run] [--segments N] [--restart] | table create|describe [--env <name>] [--tag key=value ...] [--pitr=false] | rebuild-summaries [--group <id>] | notify [--replay]]")
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (try: serve, token create, verify, migrate, table create, table describe, rebuild-summaries)", cmd)
+	return fmt.Errorf("unknown command %q (try: serve, token create, verify, migrate, table create, table describe, rebuild-summaries, notify)", cmd)
 }
 
 // openStore connects to DynamoDB; with a local endpoint it also creates the
@@ -461,11 +469,19 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	if err != nil {
 		return err
 	}
-	jobs := startJobs(cfg, s, log, m)
+	bot := cfg.telegramBot() // one Bot API client for the resolvers, the webhook and the notifier
+	notifier := newNotifier(cfg, s, bot, log)
+	if cfg.Notify.On && notifier != nil {
+		if err := startNotifier(liveCtx, cfg, s, notifier, m); err != nil {
+			return err
+		}
+	} else if cfg.Notify.On {
+		log.Warn("NOTIFY=true but TELEGRAM_BOT_TOKEN is not set: nothing is sent to Telegram")
+	}
+	jobs := startJobs(cfg, s, log, m, notifier)
 	if cfg.BotToken == "" {
 		log.Warn("TELEGRAM_BOT_TOKEN is not set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
 	}
-	bot := cfg.telegramBot()
 	srv := &http.Server{
 		Addr: ":" + cfg.Port,
 		Handler: httpapi.New(httpapi.Config{
@@ -479,6 +495,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			Metrics: m, MetricsElsewhere: cfg.MetricsAddr != "",
 			Rates: cfg.Rates.service(s, log),
 			Bot:   bot, WebhookSecret: cfg.WebhookSecret,
+			Reminders: reminders(notifier),
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

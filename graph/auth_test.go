@@ -54,6 +54,7 @@ func everyOperation(group, expense, deleted, settlement, invite, placeholder, to
 		{name: "joinGroup", query: `mutation($g: ID!) { joinGroup(groupId: $g) { id } }`, vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "joinGroup with an unknown invite", query: `mutation { joinGroup(invite: "inv_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") { id } }`, nonMember: "NOT_FOUND"},
 		{name: "createInvite", query: `mutation($g: ID!) { createInvite(groupId: $g) { secret } }`, vars: []any{"g", group}, nonMember: "NOT_FOUND"},
+		{name: "remindDebtors", query: `mutation($g: ID!) { remindDebtors(groupId: $g) { directMessages mentionedInChat } }`, vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "revokeInvite", query: `mutation($id: ID!) { revokeInvite(id: $id) }`, vars: []any{"id", invite}, nonMember: "NOT_FOUND"},
 		{name: "addPlaceholderMember", query: `mutation($g: ID!) { addPlaceholderMember(groupId: $g, name: "Eve") { id } }`, vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "claimPlaceholder", query: `mutation($g: ID!, $p: ID!) { claimPlaceholder(groupId: $g, placeholderId: $p) { id } }`,

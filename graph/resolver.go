@@ -7,10 +7,12 @@
 package graph
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
 	"github.com/fracti/api/live"
+	"github.com/fracti/api/notify"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/rates"
 	"github.com/fracti/api/store"
@@ -43,6 +45,15 @@ type Resolver struct {
 	// Bot asks the Telegram Bot API about chats (connectTelegramChat); nil
 	// when no bot token is configured.
 	Bot *telegram.Client
+	// Reminders sends remindDebtors' messages (nil: no bot configured).
+	Reminders Reminders
+}
+
+// Reminders reminds a group's debtors (notify.Notifier).
+type Reminders interface {
+	// RemindDebtors messages the group's debtors, at most once a day
+	// (*notify.RateLimitedError otherwise).
+	RemindDebtors(ctx context.Context, groupID string) (notify.ReminderReport, error)
 }
 
 // TokenForgetter drops what is remembered of an access token, by its hash.

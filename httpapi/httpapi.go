@@ -102,6 +102,8 @@ type Config struct {
 	// WebhookSecret turns on POST /telegram/webhook, which accepts only
 	// updates carrying it in X-Telegram-Bot-Api-Secret-Token; "": off (404).
 	WebhookSecret string
+	// Reminders sends remindDebtors' messages (nil: no bot configured).
+	Reminders graph.Reminders
 }
 
 // DefaultTokenCacheTTL is how long access token lookups are remembered by default.
@@ -158,7 +160,7 @@ func New(cfg Config) http.Handler {
 	hooks := metricHooks(cfg.Metrics)
 	gql := graph.NewHandler(&graph.Resolver{
 		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter, Live: cfg.Live,
-		Rates: cfg.Rates, Bot: cfg.Bot,
+		Rates: cfg.Rates, Bot: cfg.Bot, Reminders: cfg.Reminders,
 	},
 		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls,
 			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions,

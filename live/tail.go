@@ -54,6 +54,12 @@ type Tailer struct {
 	Refresh time.Duration
 	// Log reports trouble reading the stream.
 	Log *slog.Logger
+	// FromStart reads the shards there at the start from TRIM_HORIZON (the
+	// oldest record the stream keeps, up to 24 hours back) instead of
+	// LATEST, for a consumer that must not miss what was written while it
+	// was down and keeps its own record of what it handled (the notifier's
+	// markers). Live updates leave it false.
+	FromStart bool
 
 	mu      sync.Mutex
 	healthy error // nil once the stream is being read
@@ -177,7 +183,7 @@ func (t *Tailer) startShards(ctx context.Context, arn string, shards map[string]
 			continue
 		}
 		closed := sh.SequenceNumberRange != nil && sh.SequenceNumberRange.EndingSequenceNumber != nil
-		shards[id] = &shardState{parent: aws.ToString(sh.ParentShardId), done: atStart && closed}
+		shards[id] = &shardState{parent: aws.ToString(sh.ParentShardId), done: atStart && closed && !t.FromStart}
 	}
 	for id, s := range shards {
 		if s.started || s.done {
@@ -187,7 +193,7 @@ func (t *Tailer) startShards(ctx context.Context, arn string, shards map[string]
 			continue // its parent's records come first
 		}
 		from := types.ShardIteratorTypeTrimHorizon
-		if atStart {
+		if atStart && !t.FromStart {
 			from = types.ShardIteratorTypeLatest
 		}
 		s.started = true

@@ -182,11 +182,14 @@ func (c *collector) numbers() []int {
 }
 
 // tail runs a tailer over f until the test ends and waits until it is positioned.
-func tail(t *testing.T, f *fakeStream) *collector {
+func tail(t *testing.T, f *fakeStream) *collector { return tailWith(t, f, false) }
+
+// tailWith is tail with the tailer's FromStart.
+func tailWith(t *testing.T, f *fakeStream, fromStart bool) *collector {
 	t.Helper()
 	c := &collector{}
 	tl := &Tailer{API: f, StreamARN: func(context.Context) (string, error) { return "arn:fake", nil },
-		Handle: c.handle, Poll: time.Millisecond, Refresh: 20 * time.Millisecond}
+		Handle: c.handle, Poll: time.Millisecond, Refresh: 20 * time.Millisecond, FromStart: fromStart}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -224,6 +227,20 @@ func TestTailerStartsAtTheLatestPosition(t *testing.T) {
 	f.put("a", 3)
 	f.put("a", 4)
 	eventually(t, c, []int{3, 4})
+}
+
+// A consumer that must survive a restart (the notifier) reads what the
+// stream still holds, the closed parent first.
+func TestTailerFromStartReadsTheStreamsPast(t *testing.T) {
+	f := newFakeStream()
+	f.addShard("old", "")
+	f.put("old", 1)
+	f.close("old")
+	f.addShard("a", "old")
+	f.put("a", 2)
+	c := tailWith(t, f, true)
+	f.put("a", 3)
+	eventually(t, c, []int{1, 2, 3})
 }
 
 func TestTailerReadsASplitParentBeforeItsChildren(t *testing.T) {

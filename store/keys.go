@@ -35,6 +35,13 @@ import (
 //	recurring expense    GROUP#<groupId>     SERIES#<seriesId>                DUE#<shard> / <nextOn>#<groupId>#<seriesId>  SERIES#<seriesId> / <groupId>
 //	occurrence marker    GROUP#<groupId>     RECUR#<seriesId>#<YYYY-MM-DD>
 //	occurrence (expense) the expense's keys, and                              SERIES#<seriesId> / OCCURS#<spentAt>#<expenseId>
+//	notification marker  GROUP#<groupId>     NOTIFY#<seq>#<destination>       (expires: ttl)
+//	notification stamp   GROUP#<groupId>     STAMP#<kind>#<period>            (expires: ttl)
+//	digest stamp         USER#<userId>       STAMP#<kind>#<period>            (expires: ttl)
+//	digest line          DIGEST#<kind>       <userId>#<groupId>#<seq>         (expires: ttl)
+//	dead letter          NOTIFY#DEAD         <at>#<id>
+//	chat send counter    CHATRATE#<chatId>   MINUTE#<minute>                  (expires: ttl)
+//	weekly reminder list NOTIFY#WEEKLY       <groupId>
 //	connected chat       CHAT#<chatId>       CHAT
 //	direct messages      USER#<userId>       DIRECT
 //
@@ -350,6 +357,54 @@ func parseSpendSK(sk string) (day, currency string, ok bool) {
 // spendRange is the sort-key range, BETWEEN its two values, of the summaries
 // of the days from through to, in every currency: '$' sorts right after '#'.
 func spendRange(from, to string) (string, string) { return prefixSpend + from, prefixSpend + to + "$" }
+
+// The notifier's items (notify/): markers and stamps are written on the
+// condition that they are absent, so that the first writer alone sends.
+
+const (
+	prefixNotify   = "NOTIFY#"
+	prefixStamp    = "STAMP#"
+	prefixDigest   = "DIGEST#"
+	prefixChatRate = "CHATRATE#"
+	prefixMinute   = "MINUTE#"
+	pkDeadLetters  = "NOTIFY#DEAD"
+	pkWeeklyList   = "NOTIFY#WEEKLY"
+)
+
+// notifySK is the marker of event seq sent to destination (a chat id, or
+// "dm:<userId>"). The sequence is zero-padded as in eventSK.
+func notifySK(seq int64, destination string) string {
+	return prefixNotify + fmt.Sprintf("%012d", seq) + "#" + destination
+}
+
+// stampSK is the stamp of one kind of timed message for one period.
+func stampSK(kind, period string) string { return prefixStamp + kind + "#" + period }
+
+// digestPK is the queue of one digest kind ("daily", "weekly").
+func digestPK(kind string) string { return prefixDigest + kind }
+
+// digestSK orders a queue by user, so one user's lines are read together.
+func digestSK(userID, groupID string, seq int64) string {
+	return userID + "#" + groupID + "#" + fmt.Sprintf("%012d", seq)
+}
+
+// parseDigestSK reads back the user, group and event of a digest line.
+func parseDigestSK(sk string) (userID, groupID string, seq int64, ok bool) {
+	parts := strings.SplitN(sk, "#", 3)
+	if len(parts) != 3 {
+		return "", "", 0, false
+	}
+	seq, err := strconv.ParseInt(parts[2], 10, 64)
+	return parts[0], parts[1], seq, err == nil
+}
+
+// deadLetterSK orders dead letters by when they died.
+func deadLetterSK(at, id string) string { return at + "#" + id }
+
+// chatRateKey is the counter of messages sent to one chat in one minute.
+func chatRateKey(chatID, minute string) (pk, sk string) {
+	return prefixChatRate + chatID, prefixMinute + minute
+}
 
 // chatPK is the partition of a connected Telegram chat (its id in decimal).
 func chatPK(chatID string) string { return prefixChat + chatID }

@@ -295,6 +295,7 @@ type ComplexityRoot struct {
 		JoinGroup                  func(childComplexity int, groupID *string, invite *string) int
 		LeaveGroup                 func(childComplexity int, groupID string) int
 		PauseRecurringExpense      func(childComplexity int, id string) int
+		RemindDebtors              func(childComplexity int, groupID string) int
 		RestoreExpense             func(childComplexity int, id string) int
 		ResumeRecurringExpense     func(childComplexity int, id string) int
 		RevokeAccessToken          func(childComplexity int, id string) int
@@ -372,6 +373,11 @@ type ComplexityRoot struct {
 	RecurringExpenseEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ReminderReport struct {
+		DirectMessages  func(childComplexity int) int
+		MentionedInChat func(childComplexity int) int
 	}
 
 	Settlement struct {
@@ -1647,6 +1653,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PauseRecurringExpense(childComplexity, args["id"].(string)), true
+	case "Mutation.remindDebtors":
+		if e.ComplexityRoot.Mutation.RemindDebtors == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_remindDebtors_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemindDebtors(childComplexity, args["groupId"].(string)), true
 	case "Mutation.restoreExpense":
 		if e.ComplexityRoot.Mutation.RestoreExpense == nil {
 			break
@@ -2054,6 +2071,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RecurringExpenseEdge.Node(childComplexity), true
+
+	case "ReminderReport.directMessages":
+		if e.ComplexityRoot.ReminderReport.DirectMessages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderReport.DirectMessages(childComplexity), true
+	case "ReminderReport.mentionedInChat":
+		if e.ComplexityRoot.ReminderReport.MentionedInChat == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderReport.MentionedInChat(childComplexity), true
 
 	case "Settlement.amount":
 		if e.ComplexityRoot.Settlement.Amount == nil {
@@ -3758,6 +3788,31 @@ extend type Mutation {
   ): Member!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/notify.graphqls", Input: `"What remindDebtors did."
+type ReminderReport {
+  "How many members who owe got a direct message with what they owe and to whom."
+  directMessages: Int!
+  """
+  How many members who owe Telegram would not let the bot write to privately
+  (they never started the bot, or blocked it): they are mentioned in the
+  group's chat, all in one message. 0 when the group has no connected chat.
+  """
+  mentionedInChat: Int!
+}
+
+extend type Mutation {
+  """
+  Reminds every member with a negative balance of what they owe and to whom
+  (the group's simplified debts), by a direct message from the bot in their
+  language; those Telegram refuses are mentioned in the group's chat instead.
+  Muted members get nothing and are not mentioned. At most once a UTC day per
+  group, by any member: a second call that day is RATE_LIMITED with
+  extensions.retryAfter (seconds until the next day). UNAVAILABLE when the
+  server has no bot configured.
+  """
+  remindDebtors("The group whose debtors are reminded." groupId: ID!): ReminderReport!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/placeholder.graphqls", Input: `# Placeholder members: someone who has not joined yet.
 
 extend type Member {
@@ -5058,6 +5113,16 @@ func (ec *executionContext) childFields_RecurringExpenseEdge(ctx context.Context
 		return ec.fieldContext_RecurringExpenseEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RecurringExpenseEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ReminderReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "directMessages":
+		return ec.fieldContext_ReminderReport_directMessages(ctx, field)
+	case "mentionedInChat":
+		return ec.fieldContext_ReminderReport_mentionedInChat(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReminderReport", field.Name)
 }
 
 func (ec *executionContext) childFields_Settlement(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -294,6 +294,16 @@ type RecurringExpenseEdge struct {
 	Node *store.Series `json:"node"`
 }
 
+// What remindDebtors did.
+type ReminderReport struct {
+	// How many members who owe got a direct message with what they owe and to whom.
+	DirectMessages int `json:"directMessages"`
+	// How many members who owe Telegram would not let the bot write to privately
+	// (they never started the bot, or blocked it): they are mentioned in the
+	// group's chat, all in one message. 0 when the group has no connected chat.
+	MentionedInChat int `json:"mentionedInChat"`
+}
+
 // A page of settlements.
 type SettlementConnection struct {
 	// The settlements with their cursors.

@@ -1,0 +1,284 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fracti/api/ledger"
+	"github.com/fracti/api/store"
+	"github.com/fracti/api/telegram"
+)
+
+// ReminderReport is what remindDebtors did.
+type ReminderReport struct {
+	DirectMessages  int // debtors who got a direct message
+	MentionedInChat int // debtors mentioned in the group chat instead
+}
+
+// RateLimitedError refuses a second reminder of the same group on one day.
+type RateLimitedError struct{ RetryAfter time.Duration }
+
+func (e *RateLimitedError) Error() string {
+	return fmt.Sprintf("the group's debtors were reminded today already; try again in %s", e.RetryAfter.Round(time.Second))
+}
+
+// reminderKeep is how long a reminder stamp outlives its day.
+const reminderKeep = 48 * time.Hour
+
+// debts is a group's simplified debts, by debtor, with everyone's names.
+type debts struct {
+	transfers []ledger.Transfer
+	byDebtor  map[string][]ledger.Transfer
+	members   members
+}
+
+// readDebts reads the group's balances and simplifies them per currency.
+func (n *Notifier) readDebts(ctx context.Context, groupID string) (debts, error) {
+	d := debts{byDebtor: map[string][]ledger.Transfer{}, members: members{}}
+	gbs, err := n.opts.Store.GetBalances(ctx, []string{groupID})
+	if err != nil || len(gbs) == 0 || gbs[0] == nil {
+		return d, err
+	}
+	var keys []store.MemberKey
+	for _, b := range gbs[0].Books {
+		ts, err := b.Simplified()
+		if err != nil {
+			return d, err
+		}
+		for _, t := range ts {
+			d.transfers = append(d.transfers, t)
+			d.byDebtor[t.From] = append(d.byDebtor[t.From], t)
+			keys = append(keys, store.MemberKey{GroupID: groupID, UserID: t.From}, store.MemberKey{GroupID: groupID, UserID: t.To})
+		}
+	}
+	d.members, err = n.readMembers(ctx, keys)
+	return d, err
+}
+
+// RemindDebtors sends each member of the group who owes a direct message
+// with what they owe and to whom, at most once a UTC day per group (a
+// conditional stamp; a second call is a *RateLimitedError). Muted members
+// get no direct message and are not mentioned either (muting a group means
+// hearing nothing from it); placeholders have no Telegram account and are
+// skipped. Those Telegram refuses (or who never started the bot) are
+// mentioned in one message in the group's chat, when it has one.
+func (n *Notifier) RemindDebtors(ctx context.Context, groupID string) (ReminderReport, error) {
+	now := n.now().UTC()
+	day := now.Format(time.DateOnly)
+	first, err := n.opts.Store.ClaimGroupStamp(ctx, groupID, store.StampReminder, day, reminderKeep)
+	if err != nil {
+		return ReminderReport{}, err
+	}
+	if !first {
+		return ReminderReport{}, &RateLimitedError{RetryAfter: now.Truncate(24 * time.Hour).Add(24 * time.Hour).Sub(now)}
+	}
+	report, err := n.remind(ctx, groupID)
+	if err != nil {
+		// Nothing reached anyone: the members may ask again today.
+		if report == (ReminderReport{}) {
+			_ = n.opts.Store.ReleaseGroupStamp(context.WithoutCancel(ctx), groupID, store.StampReminder, day)
+		}
+		return report, err
+	}
+	return report, nil
+}
+
+func (n *Notifier) remind(ctx context.Context, groupID string) (ReminderReport, error) {
+	var report ReminderReport
+	groups, err := n.opts.Store.GetGroups(ctx, []string{groupID})
+	if err != nil || len(groups) == 0 || groups[0] == nil {
+		return report, err
+	}
+	g := groups[0]
+	d, err := n.readDebts(ctx, groupID)
+	if err != nil {
+		return report, err
+	}
+	debtors := slices.Sorted(func(yield func(string) bool) {
+		for id := range d.byDebtor {
+			if !yield(id) {
+				return
+			}
+		}
+	})
+	var candidates []string
+	for _, id := range debtors {
+		if m := d.members[id]; m != nil && m.Active() && !m.Muted && !store.IsPlaceholderID(id) {
+			candidates = append(candidates, id)
+		}
+	}
+	allowed, err := n.opts.Store.DirectMessagesAllowed(ctx, candidates)
+	if err != nil {
+		return report, err
+	}
+	var mentions []string
+	for _, id := range candidates {
+		m := d.members[id]
+		userChat, perr := strconv.ParseInt(id, 10, 64)
+		if perr != nil {
+			continue
+		}
+		if allowed[id] {
+			lines := []string{render(m.Language, msgYouOwe, "group", g.Title)}
+			for _, t := range d.byDebtor[id] {
+				lines = append(lines, render(m.Language, msgOweLine, "amount", formatAmount(t.Amount), "to", d.members.name(t.To)))
+			}
+			err := n.send(ctx, groupID, n.outgoing(userChat, m.Language, groupID, strings.Join(lines, "\n")))
+			if err == nil {
+				report.DirectMessages++
+				continue
+			}
+			if !errors.Is(err, errGone) {
+				return report, err
+			}
+		}
+		mentions = append(mentions, mention(id, m.Name))
+	}
+	if len(mentions) == 0 || g.ChatID == "" {
+		return report, nil
+	}
+	chatID, err := strconv.ParseInt(g.ChatID, 10, 64)
+	if err != nil {
+		return report, err
+	}
+	text := renderRaw(g.ChatLanguage, msgMentionDebtors, "names", strings.Join(mentions, ", "))
+	if err := n.send(ctx, groupID, n.outgoing(chatID, g.ChatLanguage, groupID, text)); err != nil {
+		if errors.Is(err, errGone) {
+			return report, nil
+		}
+		return report, err
+	}
+	report.MentionedInChat = len(mentions)
+	return report, nil
+}
+
+// isoWeek names the ISO week of t, "2026-W48".
+func isoWeek(t time.Time) string {
+	y, w := t.UTC().ISOWeek()
+	return fmt.Sprintf("%04d-W%02d", y, w)
+}
+
+// weeklyKeep is how long a weekly stamp outlives its week.
+const weeklyKeep = 15 * 24 * time.Hour
+
+// SendWeeklyReminders posts the debts of every group that asked for a weekly
+// reminder to its chat, once an ISO week per group (a conditional stamp:
+// whichever instance gets there first), and returns how many it posted.
+func (n *Notifier) SendWeeklyReminders(ctx context.Context) (int, error) {
+	ids, err := n.opts.Store.WeeklyReminderGroups(ctx)
+	if err != nil {
+		return 0, err
+	}
+	week, posted := isoWeek(n.now()), 0
+	var errs []error
+	for _, id := range ids {
+		groups, err := n.opts.Store.GetGroups(ctx, []string{id})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if len(groups) == 0 || groups[0] == nil || !groups[0].WeeklyReminder || groups[0].ChatID == "" {
+			continue
+		}
+		g := groups[0]
+		first, err := n.opts.Store.ClaimGroupStamp(ctx, id, store.StampWeeklyReminder, week, weeklyKeep)
+		if err != nil || !first {
+			errs = append(errs, err)
+			continue
+		}
+		if err := n.weeklyReminder(ctx, g); err != nil && !errors.Is(err, errGone) {
+			errs = append(errs, err)
+			continue
+		}
+		posted++
+	}
+	return posted, errors.Join(errs...)
+}
+
+func (n *Notifier) weeklyReminder(ctx context.Context, g *store.Group) error {
+	chatID, err := strconv.ParseInt(g.ChatID, 10, 64)
+	if err != nil {
+		return err
+	}
+	d, err := n.readDebts(ctx, g.ID)
+	if err != nil {
+		return err
+	}
+	lang := g.ChatLanguage
+	text := render(lang, msgWeeklySettled, "group", g.Title)
+	if len(d.transfers) > 0 {
+		lines := []string{render(lang, msgWeeklyReminder, "group", g.Title)}
+		for _, t := range d.transfers {
+			lines = append(lines, render(lang, msgDebtLine, "from", d.members.name(t.From), "to", d.members.name(t.To), "amount", formatAmount(t.Amount)))
+		}
+		text = strings.Join(lines, "\n")
+	}
+	return n.send(ctx, g.ID, n.outgoing(chatID, lang, g.ID, text))
+}
+
+// SendDigests sends each member on the kind's digest (store.DigestDaily or
+// store.DigestWeekly) one message with their queued lines, once per period
+// (the UTC day or ISO week: a conditional stamp per member, so that
+// whichever instance runs first sends it), and removes the lines sent. It
+// returns how many digests it sent.
+func (n *Notifier) SendDigests(ctx context.Context, kind store.Digest) (int, error) {
+	period, stamp, heading := n.now().UTC().Format(time.DateOnly), store.StampDigestDaily, msgDigestDaily
+	if kind == store.DigestWeekly {
+		period, stamp, heading = isoWeek(n.now()), store.StampDigestWeekly, msgDigestWeekly
+	}
+	lines, err := n.opts.Store.ListDigestLines(ctx, string(kind))
+	if err != nil {
+		return 0, err
+	}
+	sent := 0
+	var errs []error
+	for len(lines) > 0 {
+		// The queue is ordered by user: take one user's lines.
+		end := 1
+		for end < len(lines) && lines[end].UserID == lines[0].UserID {
+			end++
+		}
+		userLines := lines[:end]
+		lines = lines[end:]
+		userID := userLines[0].UserID
+		userChat, perr := strconv.ParseInt(userID, 10, 64)
+		if perr != nil {
+			continue
+		}
+		first, err := n.opts.Store.ClaimUserStamp(ctx, userID, stamp, period, weeklyKeep)
+		if err != nil || !first {
+			errs = append(errs, err)
+			continue // sent this period already: these lines wait for the next
+		}
+		allowed, err := n.opts.Store.DirectMessagesAllowed(ctx, []string{userID})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if allowed[userID] {
+			texts := make([]string, len(userLines))
+			for i, l := range userLines {
+				texts[i] = l.Text
+			}
+			lang := userLines[0].Language
+			for _, text := range chunks(render(lang, heading), texts) {
+				err = n.send(ctx, userLines[0].GroupID, telegram.Outgoing{ChatID: userChat, Text: text})
+				if err != nil {
+					break
+				}
+			}
+			if err != nil && !errors.Is(err, errGone) {
+				errs = append(errs, err)
+			} else if err == nil {
+				sent++
+			}
+		}
+		errs = append(errs, n.opts.Store.DeleteDigestLines(ctx, string(kind), userLines))
+	}
+	return sent, errors.Join(errs...)
+}

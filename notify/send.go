@@ -1,0 +1,164 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/fracti/api/store"
+	"github.com/fracti/api/telegram"
+)
+
+// errGone means Telegram refused the destination for good (a 403): the
+// user's direct messages are off, or the bot left the group chat. The
+// message is dropped, not retried and not dead-lettered.
+var errGone = errors.New("the destination refuses the bot")
+
+// send delivers one message: within this process's limits (telegram.Limiter)
+// and, for a group chat, within the per-chat count every instance shares
+// (store.TakeChatSlot); a 429 waits its retry_after (without one, a backoff
+// from BaseBackoff doubling up to MaxBackoff); a temporary failure is
+// retried up to Retries times; a migrated group chat moves the group's
+// connection and the message goes to the new id. What still fails lands on
+// the dead-letter list. It returns errGone for a 403 (after recording it).
+func (n *Notifier) send(ctx context.Context, groupID string, out telegram.Outgoing) error {
+	var (
+		last  error
+		moved bool
+	)
+	for attempt := 0; attempt <= n.opts.Retries; {
+		if err := n.opts.Limiter.Wait(ctx, out.ChatID); err != nil {
+			return err
+		}
+		if out.ChatID < 0 {
+			ok, err := n.opts.Store.TakeChatSlot(ctx, chatKey(out.ChatID), n.now(), telegram.GroupPerMinute)
+			if err != nil {
+				return err
+			}
+			if !ok { // the instances together have sent this minute's share
+				now := n.now()
+				if err := sleep(ctx, now.Truncate(time.Minute).Add(time.Minute).Sub(now)); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		_, err := n.opts.Bot.SendMessage(ctx, out)
+		if err == nil {
+			return nil
+		}
+		last = err
+		if to, ok := telegram.MigratedTo(err); ok && to != out.ChatID && !moved {
+			moved = true // a chat migrates once: a second answer so is a refusal
+			if _, merr := n.opts.Store.MoveTelegramChat(ctx, chatKey(out.ChatID), chatKey(to)); merr != nil {
+				return merr
+			}
+			n.log().Info("notifier: a group chat became a supergroup; its connection moved", "group", groupID, "from", out.ChatID, "to", to)
+			out.ChatID = to
+			continue
+		}
+		if telegram.Forbidden(err) {
+			return n.refused(ctx, groupID, out.ChatID, err)
+		}
+		retryAfter, limited := telegram.RateLimited(err)
+		if !limited && !telegram.Temporary(err) {
+			break // a refusal that a retry does not change
+		}
+		attempt++
+		if attempt > n.opts.Retries {
+			break
+		}
+		wait := retryAfter
+		if wait <= 0 {
+			wait = min(n.opts.BaseBackoff<<(attempt-1), n.opts.MaxBackoff)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	n.deadLetter(ctx, groupID, out, last)
+	return last
+}
+
+// refused records a 403: a private chat's user gets no direct messages
+// until they /start the bot again; a group chat is disconnected, as the
+// webhook does when the bot is removed.
+func (n *Notifier) refused(ctx context.Context, groupID string, chatID int64, cause error) error {
+	var err error
+	if chatID > 0 {
+		err = n.opts.Store.SetDirectMessages(ctx, chatKey(chatID), false)
+	} else {
+		_, err = n.opts.Store.DisconnectTelegramChat(ctx, groupID, chatKey(chatID), "")
+	}
+	if err != nil {
+		return err
+	}
+	n.log().Info("notifier: Telegram refused a chat", "group", groupID, "chat", chatID, "err", cause)
+	return errGone
+}
+
+// deadLetter keeps a message that could not be sent, for `notify --replay`.
+func (n *Notifier) deadLetter(ctx context.Context, groupID string, out telegram.Outgoing, cause error) {
+	d := store.DeadLetter{GroupID: groupID, ChatID: chatKey(out.ChatID), Text: out.Text, Reason: cause.Error()}
+	if len(out.Buttons) > 0 {
+		d.ButtonText, d.ButtonURL = out.Buttons[0].Text, out.Buttons[0].URL
+	}
+	if _, err := n.opts.Store.AddDeadLetter(context.WithoutCancel(ctx), d); err != nil {
+		n.log().Error("notifier: a message is lost: it could not be sent nor kept", "group", groupID, "chat", out.ChatID, "cause", cause, "err", err)
+		return
+	}
+	n.log().Warn("notifier: a message could not be sent; it is on the dead-letter list", "group", groupID, "chat", out.ChatID, "err", cause)
+}
+
+// Replay sends every dead letter again, oldest first, and removes those
+// sent or refused for good; those that fail again stay (as a new dead letter).
+func (n *Notifier) Replay(ctx context.Context) (sent, failed int, err error) {
+	letters, err := n.opts.Store.ListDeadLetters(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, d := range letters {
+		chatID, perr := strconv.ParseInt(d.ChatID, 10, 64)
+		if perr != nil {
+			continue
+		}
+		out := telegram.Outgoing{ChatID: chatID, Text: d.Text}
+		if d.ButtonURL != "" {
+			out.Buttons = []telegram.Button{{Text: d.ButtonText, URL: d.ButtonURL}}
+		}
+		serr := n.send(ctx, d.GroupID, out)
+		if ctx.Err() != nil {
+			return sent, failed, ctx.Err()
+		}
+		if serr == nil {
+			sent++
+		} else {
+			failed++ // a refusal for good is dropped; a failure was kept again by send
+		}
+		if err := n.opts.Store.DeleteDeadLetter(ctx, d); err != nil {
+			return sent, failed, err
+		}
+	}
+	return sent, failed, nil
+}
+
+// chatKey writes a Telegram id as the store keeps it: exact decimal text.
+func chatKey(id int64) string { return strconv.FormatInt(id, 10) }
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
