@@ -138,9 +138,6 @@ func (n *Notifier) HandleRecords(ctx context.Context, records []live.Record) {
 			n.log().Error("notifier: undecodable event", "err", err)
 			continue
 		}
-		if ok && ev.Type == store.EventGroupUpdated {
-			n.keepWeeklyList(ctx, &ev)
-		}
 		if !ok || !notable[ev.Type] || n.now().Sub(ev.At) > n.opts.MaxAge {
 			continue
 		}
@@ -176,19 +173,5 @@ func (n *Notifier) flush(ctx context.Context, groupID string) {
 	events = slices.CompactFunc(events, func(a, b store.Event) bool { return a.Seq == b.Seq })
 	if err := n.sendBatch(ctx, groupID, events); err != nil && ctx.Err() == nil {
 		n.log().Error("notifier: a group's changes were not all sent", "group", groupID, "err", err)
-	}
-}
-
-// keepWeeklyList follows a group's weekly reminder setting into the list
-// the weekly job reads.
-func (n *Notifier) keepWeeklyList(ctx context.Context, ev *store.Event) {
-	for _, c := range ev.Changes {
-		if c.Field != store.FieldWeeklyReminder {
-			continue
-		}
-		on := c.After != nil && *c.After == "true"
-		if err := n.opts.Store.ListWeeklyReminder(ctx, ev.GroupID, on); err != nil {
-			n.log().Error("notifier: cannot keep the weekly reminder list", "group", ev.GroupID, "err", err)
-		}
 	}
 }

@@ -16,8 +16,8 @@ import (
 var errGone = errors.New("the destination refuses the bot")
 
 // send delivers one message: within this process's limits (telegram.Limiter)
-// and, for a group chat, within the per-chat count every instance shares
-// (store.TakeChatSlot); a 429 waits its retry_after (without one, a backoff
+// and within the counts every instance shares: per group chat a minute
+// (store.TakeChatSlot) and for the bot a second (store.TakeBotSlot); a 429 waits its retry_after (without one, a backoff
 // from BaseBackoff doubling up to MaxBackoff); a temporary failure is
 // retried up to Retries times; a migrated group chat moves the group's
 // connection and the message goes to the new id. What still fails lands on
@@ -43,6 +43,9 @@ func (n *Notifier) send(ctx context.Context, groupID string, out telegram.Outgoi
 				}
 				continue
 			}
+		}
+		if err := n.takeBotSlot(ctx); err != nil {
+			return err
 		}
 		_, err := n.opts.Bot.SendMessage(ctx, out)
 		if err == nil {
@@ -160,5 +163,20 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	case <-t.C:
 		return nil
+	}
+}
+
+// takeBotSlot waits for room in the second's count of messages every
+// instance shares (Telegram's overall limit).
+func (n *Notifier) takeBotSlot(ctx context.Context) error {
+	for {
+		ok, err := n.opts.Store.TakeBotSlot(ctx, n.now(), telegram.GlobalPerSecond)
+		if err != nil || ok {
+			return err
+		}
+		now := n.now()
+		if err := sleep(ctx, now.Truncate(time.Second).Add(time.Second).Sub(now)); err != nil {
+			return err
+		}
 	}
 }

@@ -25,3 +25,19 @@ func TestTakeChatSlot(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, "the next minute")
 }
+
+func TestTakeBotSlot(t *testing.T) {
+	f := newFixture(t)
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		ok, err := f.TakeBotSlot(ctx, at.Add(time.Duration(i)*100*time.Millisecond), 3)
+		require.NoError(t, err)
+		require.True(t, ok, "message %d of the second", i)
+	}
+	ok, err := f.TakeBotSlot(ctx, at.Add(900*time.Millisecond), 3)
+	require.NoError(t, err)
+	require.False(t, ok, "the second is full, whichever instance asks")
+	ok, err = f.TakeBotSlot(ctx, at.Add(time.Second), 3)
+	require.NoError(t, err)
+	require.True(t, ok, "the next second has room")
+}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -34,12 +35,20 @@ func TestClaimStampOncePerPeriod(t *testing.T) {
 
 func TestWeeklyReminderList(t *testing.T) {
 	f := newFixture(t)
-	require.NoError(t, f.ListWeeklyReminder(ctx, "g2", true))
-	require.NoError(t, f.ListWeeklyReminder(ctx, "g1", true))
-	require.NoError(t, f.ListWeeklyReminder(ctx, "g1", true))
-	require.NoError(t, f.ListWeeklyReminder(ctx, "g3", true))
-	require.NoError(t, f.ListWeeklyReminder(ctx, "g3", false))
+	set := func(g store.Group, on bool) store.Group {
+		t.Helper()
+		next, err := f.UpdateGroup(ctx, g, store.GroupChange{WeeklyReminder: &on}, "1")
+		require.NoError(t, err)
+		return next
+	}
+	g1, g2, g3 := f.group("1"), f.group("1"), f.group("1")
+	set(g2, true)
+	g1 = set(set(g1, true), true) // the same setting again: nothing changes
+	set(set(g3, true), false)
 	ids, err := f.WeeklyReminderGroups(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []string{"g1", "g2"}, ids)
+	want := []string{g1.ID, g2.ID}
+	slices.Sort(want)
+	require.Equal(t, want, ids, "the list follows the setting, written with it")
+	require.True(t, g1.WeeklyReminder)
 }

@@ -11,33 +11,27 @@ import (
 )
 
 // weeklyListRecord is the NOTIFY#WEEKLY / <groupId> item: the group asked
-// for a weekly reminder. The notifier keeps the list from the groups'
-// GROUP_UPDATED events, so the weekly job finds its groups with one Query
-// (never a Scan); the job reads each group again before sending, so a
-// stale entry costs a read, never a message.
+// for a weekly reminder. UpdateGroup writes and removes it in the same
+// transaction as the setting, so the weekly job finds its groups with one
+// Query (never a Scan) and no change of the setting is ever missed; the job
+// reads each group again before sending.
 type weeklyListRecord struct {
 	itemKey
 	GroupID string `dynamodbav:"groupId"`
 }
 
-// ListWeeklyReminder adds the group to, or removes it from, the list of
-// groups that get a weekly reminder.
-func (s *Store) ListWeeklyReminder(ctx context.Context, groupID string, on bool) error {
+// weeklyListEntry is the transaction item that puts the group on the weekly
+// list (on) or takes it off.
+func (s *Store) weeklyListEntry(groupID string, on bool) (types.TransactWriteItem, error) {
 	key := itemKey{PK: pkWeeklyList, SK: groupID}
-	var err error
-	if on {
-		av, merr := attributevalue.MarshalMap(weeklyListRecord{itemKey: key, GroupID: groupID})
-		if merr != nil {
-			return fmt.Errorf("encode weekly reminder entry: %w", merr)
-		}
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av})
-	} else {
-		_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: tableKey(key.PK, key.SK)})
+	if !on {
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table, Key: tableKey(key.PK, key.SK)}}, nil
 	}
+	av, err := attributevalue.MarshalMap(weeklyListRecord{itemKey: key, GroupID: groupID})
 	if err != nil {
-		return fmt.Errorf("list weekly reminder of %s: %w", groupID, err)
+		return types.TransactWriteItem{}, fmt.Errorf("encode weekly reminder entry: %w", err)
 	}
-	return nil
+	return types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: av}}, nil
 }
 
 // WeeklyReminderGroups lists the ids of the groups on the weekly list.

@@ -80,8 +80,18 @@ func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, ac
 		GroupID: g.ID, Type: EventGroupUpdated, ActorID: actor, At: s.stamp(),
 		Subject: Subject{Kind: SubjectGroup, ID: g.ID}, Changes: changes,
 	}
+	items := []types.TransactWriteItem{{Update: update}}
+	if next.WeeklyReminder != g.WeeklyReminder {
+		// The weekly job's list follows the setting in the same
+		// transaction (after the update: the indices below stay).
+		entry, err := s.weeklyListEntry(g.ID, next.WeeklyReminder)
+		if err != nil {
+			return Group{}, err
+		}
+		items = append(items, entry)
+	}
 	err := s.writeWithEvent(ctx, &ev, func(*ledgerEdit) ([]types.TransactWriteItem, error) {
-		return []types.TransactWriteItem{{Update: update}}, nil
+		return items, nil
 	})
 	switch {
 	case condFailedAt(err, 1):
