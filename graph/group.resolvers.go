@@ -132,7 +132,7 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGr
 	if err != nil {
 		return nil, moneyError("input.currency", err)
 	}
-	chat, err := chatID("input.chatId", input.ChatID)
+	chat, err := r.createdGroupChat(ctx, input.ChatID)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/telegramtest"
+	"github.com/fracti/api/telegram"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,8 +30,17 @@ type groupResult struct {
 }
 
 func TestCreateGroup(t *testing.T) {
-	api := apitest.New(t)
+	fake := telegramtest.New(t)
+	api := apitest.New(t, apitest.Bot(fake.URL()))
 	alice := api.User("111", "Alice Smith")
+	// A group tied to a chat at creation is checked with Telegram as
+	// connectTelegramChat is: nobody ties a group to a chat they are not in.
+	res := alice.Fails("FORBIDDEN", `mutation { createGroup(input: {title: "T", currency: "USD", chatId: "-1001234567890"}) { id } }`)
+	require.Equal(t, "BOT_NOT_IN_CHAT", res.Errors[0].Extensions["reason"])
+	fake.SetBotIn(-1001234567890, true)
+	res = alice.Fails("FORBIDDEN", `mutation { createGroup(input: {title: "T", currency: "USD", chatId: "-1001234567890"}) { id } }`)
+	require.Equal(t, "NOT_IN_CHAT", res.Errors[0].Extensions["reason"])
+	fake.SetMember(-1001234567890, 111, telegram.StatusMember)
 
 	var out struct {
 		CreateGroup struct {

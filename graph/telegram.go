@@ -143,3 +143,25 @@ func (r *Resolver) keepLanguage(ctx context.Context, groupID string) error {
 func notificationSettings(m *store.Member) *model.NotificationSettings {
 	return &model.NotificationSettings{Muted: m.Muted, Digest: m.Digest}
 }
+
+// createdGroupChat is the chat a new group is tied to ("" for none): a
+// Telegram chat id checked with the Bot API exactly as connectTelegramChat
+// checks it (the bot and the creator are in the chat), so that nobody ties
+// a group to a chat they are not in.
+func (r *Resolver) createdGroupChat(ctx context.Context, in *string) (string, error) {
+	if in == nil || *in == "" {
+		return "", nil
+	}
+	id, err := telegramChatID("input.chatId", *in)
+	if err != nil {
+		return "", err
+	}
+	viewer, err := strconv.ParseInt(viewerID(ctx), 10, 64)
+	if err != nil {
+		return "", err
+	}
+	if err := r.checkChat(ctx, id, viewer); err != nil {
+		return "", err
+	}
+	return *in, nil
+}

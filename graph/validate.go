@@ -38,21 +38,10 @@ func optionalText(field string, s *string, maxLen int) (string, error) {
 }
 
 var (
-	chatIDPattern = regexp.MustCompile(`^-?[1-9][0-9]{0,19}$`)
 	txHashPattern = regexp.MustCompile(`^[A-Za-z0-9+/=_-]{1,128}$`)
 	// idempotencyKeyPattern: printable ASCII without spaces.
 	idempotencyKeyPattern = regexp.MustCompile(`^[!-~]{1,100}$`)
 )
-
-func chatID(field string, s *string) (string, error) {
-	if s == nil || *s == "" {
-		return "", nil
-	}
-	if !chatIDPattern.MatchString(*s) {
-		return "", badInput(field, `must be a Telegram chat id such as "-1001234567890"`)
-	}
-	return *s, nil
-}
 
 func txHash(field string, s *string) (*string, error) {
 	if s == nil {

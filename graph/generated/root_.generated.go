@@ -3403,7 +3403,12 @@ input CreateGroupInput {
   title: String!
   "The default currency: an ISO 4217 code such as USD, or TON."
   currency: String!
-  "The Telegram chat id the group belongs to, if any (an integer such as \"-1001234567890\")."
+  """
+  The Telegram chat id the group belongs to, if any (an integer such as
+  "-1001234567890"). Checked with Telegram as ` + "`" + `connectTelegramChat` + "`" + ` checks it:
+  the bot and you must be in the chat (FORBIDDEN with ` + "`" + `extensions.reason` + "`" + `
+  otherwise), and no other group may have it (CONFLICT).
+  """
   chatId: String
   "Who may mark settlements COMPLETED: only their recipient (the default), or either party. It cannot be changed later."
   settlementConfirmation: SettlementConfirmation = RECIPIENT
