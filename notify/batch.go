@@ -173,7 +173,9 @@ func (n *Notifier) sendToChat(ctx context.Context, g *store.Group, events []stor
 			seqs = append(seqs, events[i].Seq)
 		}
 	}
-	claimed, err := n.opts.Store.ClaimNotifications(ctx, g.ID, seqs, g.ChatID)
+	// The group's chat is one destination whatever its id: a chat that
+	// became a supergroup keeps the markers of what it was already told.
+	claimed, err := n.opts.Store.ClaimNotifications(ctx, g.ID, seqs, destGroupChat)
 	if err != nil || len(claimed) == 0 {
 		return err
 	}
@@ -182,11 +184,18 @@ func (n *Notifier) sendToChat(ctx context.Context, g *store.Group, events []stor
 		texts[i] = lines[seq]
 	}
 	head := "<b>" + telegram.EscapeHTML(g.Title) + "</b>"
-	for _, text := range chunks(head, texts) {
-		if err := n.send(ctx, g.ID, n.outgoing(chatID, g.ChatLanguage, g.ID, text)); err != nil {
-			if errors.Is(err, errGone) {
-				return nil
-			}
+	if err := n.sendLines(ctx, g.ID, chatID, g.ChatLanguage, head, texts); err != nil && !errors.Is(err, errGone) {
+		return err
+	}
+	return nil
+}
+
+// sendLines sends head and lines to chatID as one message, or as several
+// when they pass Telegram's 4096 characters, stopping at the first that
+// fails.
+func (n *Notifier) sendLines(ctx context.Context, groupID string, chatID int64, lang, head string, lines []string) error {
+	for _, text := range chunks(head, lines) {
+		if err := n.send(ctx, groupID, n.outgoing(chatID, lang, groupID, text)); err != nil {
 			return err
 		}
 	}
@@ -261,10 +270,19 @@ func (n *Notifier) sendDirect(ctx context.Context, g *store.Group, events []stor
 	return errors.Join(errs...)
 }
 
+// destGroupChat is the marker destination of a group's chat messages.
+const destGroupChat = "chat"
+
 // direct sends one member's line of event seq, or queues it for their
 // digest; allowed says whether the bot may write to them privately.
 func (n *Notifier) direct(ctx context.Context, g *store.Group, seq int64, m *store.Member, text string, allowed bool) error {
 	if m.Digest == store.DigestDaily || m.Digest == store.DigestWeekly {
+		// Claimed like a message, so a line already sent in a digest is
+		// not queued again when the stream is read again after a restart.
+		claimed, err := n.opts.Store.ClaimNotifications(ctx, g.ID, []int64{seq}, "digest:"+m.UserID)
+		if err != nil || len(claimed) == 0 {
+			return err
+		}
 		return n.opts.Store.QueueDigestLine(ctx, string(m.Digest), store.DigestLine{UserID: m.UserID, GroupID: g.ID, Seq: seq, Text: text, Language: m.Language})
 	}
 	userChat, err := strconv.ParseInt(m.UserID, 10, 64)

@@ -63,6 +63,12 @@ func TestMigratedChat(t *testing.T) {
 	got, err := e.stores[0].GroupOfChat(ctx, fmt.Sprint(super))
 	require.NoError(t, err)
 	require.Equal(t, g.ID, got)
+
+	// A restart reads the stream again: the supergroup is the same
+	// destination as the group it was, so nothing is told twice.
+	e.start(false)
+	time.Sleep(time.Second)
+	require.Len(t, e.to(super), 1)
 }
 
 // A send that fails after its retries is a dead letter; --replay sends it.
@@ -122,6 +128,14 @@ func TestMutedAndDigestMembers(t *testing.T) {
 	require.Len(t, dm, 1)
 	require.True(t, strings.HasPrefix(dm[0], "📰 Tu resumen del día\n"), dm[0])
 	require.Contains(t, dm[0], "groceries, 9.00 EUR")
+
+	// A restart reads the stream again: a line already sent in a digest is
+	// not queued again.
+	e.start(false)
+	time.Sleep(time.Second)
+	lines, err := e.stores[0].ListDigestLines(ctx, string(store.DigestDaily))
+	require.NoError(t, err)
+	require.Empty(t, lines)
 
 	e.expense(e.stores[0], g, ann, "3.00", "bread", ann, carla)
 	e.eventually(func() bool {

@@ -124,11 +124,11 @@ func (n *Notifier) remind(ctx context.Context, groupID string) (ReminderReport, 
 			continue
 		}
 		if allowed[id] {
-			lines := []string{render(m.Language, msgYouOwe, "group", g.Title)}
+			var lines []string
 			for _, t := range d.byDebtor[id] {
 				lines = append(lines, render(m.Language, msgOweLine, "amount", formatAmount(t.Amount), "to", d.members.name(t.To)))
 			}
-			err := n.send(ctx, groupID, n.outgoing(userChat, m.Language, groupID, strings.Join(lines, "\n")))
+			err := n.sendLines(ctx, groupID, userChat, m.Language, render(m.Language, msgYouOwe, "group", g.Title), lines)
 			if err == nil {
 				report.DirectMessages++
 				continue
@@ -210,15 +210,14 @@ func (n *Notifier) weeklyReminder(ctx context.Context, g *store.Group) error {
 		return err
 	}
 	lang := g.ChatLanguage
-	text := render(lang, msgWeeklySettled, "group", g.Title)
-	if len(d.transfers) > 0 {
-		lines := []string{render(lang, msgWeeklyReminder, "group", g.Title)}
-		for _, t := range d.transfers {
-			lines = append(lines, render(lang, msgDebtLine, "from", d.members.name(t.From), "to", d.members.name(t.To), "amount", formatAmount(t.Amount)))
-		}
-		text = strings.Join(lines, "\n")
+	if len(d.transfers) == 0 {
+		return n.send(ctx, g.ID, n.outgoing(chatID, lang, g.ID, render(lang, msgWeeklySettled, "group", g.Title)))
 	}
-	return n.send(ctx, g.ID, n.outgoing(chatID, lang, g.ID, text))
+	var lines []string
+	for _, t := range d.transfers {
+		lines = append(lines, render(lang, msgDebtLine, "from", d.members.name(t.From), "to", d.members.name(t.To), "amount", formatAmount(t.Amount)))
+	}
+	return n.sendLines(ctx, g.ID, chatID, lang, render(lang, msgWeeklyReminder, "group", g.Title), lines)
 }
 
 // SendDigests sends each member on the kind's digest (store.DigestDaily or

@@ -21,8 +21,20 @@ var errGone = errors.New("the destination refuses the bot")
 // from BaseBackoff doubling up to MaxBackoff); a temporary failure is
 // retried up to Retries times; a migrated group chat moves the group's
 // connection and the message goes to the new id. What still fails lands on
-// the dead-letter list. It returns errGone for a 403 (after recording it).
+// the dead-letter list, and so does a message this instance claimed but
+// could not send before it stopped (a shutdown, a table error): a claimed
+// message is sent or kept, never dropped. It returns errGone for a 403
+// (after recording it).
 func (n *Notifier) send(ctx context.Context, groupID string, out telegram.Outgoing) error {
+	err := n.trySend(ctx, groupID, &out)
+	if err != nil && !errors.Is(err, errGone) {
+		n.deadLetter(ctx, groupID, out, err)
+	}
+	return err
+}
+
+// trySend is send without the dead letter; out follows a migrated chat.
+func (n *Notifier) trySend(ctx context.Context, groupID string, out *telegram.Outgoing) error {
 	var (
 		last  error
 		moved bool
@@ -47,7 +59,7 @@ func (n *Notifier) send(ctx context.Context, groupID string, out telegram.Outgoi
 		if err := n.takeBotSlot(ctx); err != nil {
 			return err
 		}
-		_, err := n.opts.Bot.SendMessage(ctx, out)
+		_, err := n.opts.Bot.SendMessage(ctx, *out)
 		if err == nil {
 			return nil
 		}
@@ -83,7 +95,6 @@ func (n *Notifier) send(ctx context.Context, groupID string, out telegram.Outgoi
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	n.deadLetter(ctx, groupID, out, last)
 	return last
 }
 
@@ -133,17 +144,22 @@ func (n *Notifier) Replay(ctx context.Context) (sent, failed int, err error) {
 		if d.ButtonURL != "" {
 			out.Buttons = []telegram.Button{{Text: d.ButtonText, URL: d.ButtonURL}}
 		}
-		serr := n.send(ctx, d.GroupID, out)
-		if ctx.Err() != nil {
-			return sent, failed, ctx.Err()
+		// Taken off the list first: a replay running beside this one
+		// skips it, and send keeps it again if it fails again.
+		took, err := n.opts.Store.TakeDeadLetter(ctx, d)
+		if err != nil {
+			return sent, failed, err
 		}
-		if serr == nil {
+		if !took {
+			continue
+		}
+		if serr := n.send(ctx, d.GroupID, out); serr == nil {
 			sent++
 		} else {
 			failed++ // a refusal for good is dropped; a failure was kept again by send
 		}
-		if err := n.opts.Store.DeleteDeadLetter(ctx, d); err != nil {
-			return sent, failed, err
+		if ctx.Err() != nil {
+			return sent, failed, ctx.Err()
 		}
 	}
 	return sent, failed, nil

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -74,11 +75,19 @@ func (s *Store) ListDeadLetters(ctx context.Context) ([]DeadLetter, error) {
 	return out, err
 }
 
-// DeleteDeadLetter removes d once it has been sent.
-func (s *Store) DeleteDeadLetter(ctx context.Context, d DeadLetter) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: tableKey(pkDeadLetters, deadLetterSK(formatTime(d.At), d.ID))})
-	if err != nil {
-		return fmt.Errorf("delete dead letter: %w", err)
+// TakeDeadLetter removes d from the list before it is sent again, and
+// reports whether this caller took it: false when another replay took it
+// first (it must not be sent twice).
+func (s *Store) TakeDeadLetter(ctx context.Context, d DeadLetter) (bool, error) {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: &s.table, Key: tableKey(pkDeadLetters, deadLetterSK(formatTime(d.At), d.ID)),
+		ConditionExpression: aws.String(condItemExists),
+	})
+	if IsCondCheckFailed(err) {
+		return false, nil
 	}
-	return nil
+	if err != nil {
+		return false, fmt.Errorf("take dead letter: %w", err)
+	}
+	return true, nil
 }
