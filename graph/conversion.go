@@ -73,22 +73,10 @@ func inputRate(field string, d money.Decimal) (money.Decimal, error) {
 // currency, e is recorded as entered.
 func (r *Resolver) converted(ctx context.Context, e store.Expense, convertTo *string, rate *money.Decimal, keep *store.Conversion) (store.Expense, error) {
 	e.Conversion = nil
-	if convertTo == nil {
-		if rate != nil {
-			return store.Expense{}, badInput("input.rate", "give convertTo with rate")
-		}
-		return e, nil
-	}
 	from := e.Currency()
-	to, err := currency("input.convertTo", convertTo, from)
-	if err != nil {
-		return store.Expense{}, err
-	}
-	if to == from {
-		if rate != nil {
-			return store.Expense{}, badInput("input.rate", "the expense is already in %s", to)
-		}
-		return e, nil
+	to, convert, err := conversionTarget("convertTo", convertTo, from, rate, "expense")
+	if err != nil || !convert {
+		return e, err
 	}
 	conv := store.Conversion{Original: e.Amount}
 	if keep != nil {
@@ -225,27 +213,38 @@ func enteredExpense(e *store.Expense) (store.Expense, error) {
 	return out, nil
 }
 
+// conversionTarget reads the currency the input field (convertTo,
+// settlesCurrency) names for something (what) in currency from: convert is
+// false when there is none or it is from itself; a rate is allowed only with
+// a conversion.
+func conversionTarget(field string, target *string, from money.Currency, rate *money.Decimal, what string) (to money.Currency, convert bool, err error) {
+	if target == nil {
+		if rate != nil {
+			return to, false, badInput("input.rate", "give %s with rate", field)
+		}
+		return to, false, nil
+	}
+	if to, err = currency("input."+field, target, from); err != nil {
+		return to, false, err
+	}
+	if to == from {
+		if rate != nil {
+			return to, false, badInput("input.rate", "the %s is already in %s", what, to)
+		}
+		return to, false, nil
+	}
+	return to, true, nil
+}
+
 // settledIn makes the settlement st, paid in its currency, settle a balance
 // in the currency settlesCurrency names: at rate when given (the price of
 // one unit of st's currency in it), else at the day's rate. Completing it
 // then moves that balance by money.Convert(amount, rate).
 func (r *Resolver) settledIn(ctx context.Context, st store.Settlement, settlesCurrency *string, rate *money.Decimal) (store.Settlement, error) {
-	if settlesCurrency == nil {
-		if rate != nil {
-			return store.Settlement{}, badInput("input.rate", "give settlesCurrency with rate")
-		}
-		return st, nil
-	}
 	paid := st.Currency()
-	to, err := currency("input.settlesCurrency", settlesCurrency, paid)
-	if err != nil {
-		return store.Settlement{}, err
-	}
-	if to == paid {
-		if rate != nil {
-			return store.Settlement{}, badInput("input.rate", "the settlement is already in %s", to)
-		}
-		return st, nil
+	to, convert, err := conversionTarget("settlesCurrency", settlesCurrency, paid, rate, "settlement")
+	if err != nil || !convert {
+		return st, err
 	}
 	c := store.SettledConversion{}
 	if c.RecordedRate, err = r.rateFor(ctx, paid, to, rate); err != nil {

@@ -64,22 +64,10 @@ func recurringTemplate(ctx context.Context, in model.CreateExpenseInput) (*store
 	if err != nil {
 		return nil, store.Expense{}, underTemplate(err)
 	}
-	if involved(&e) > store.MaxSeriesParticipants {
+	if len(e.InvolvedUsers()) > store.MaxSeriesParticipants {
 		return nil, store.Expense{}, badInput("input.template.splits", "a recurring expense can involve at most %d members, payers included", store.MaxSeriesParticipants)
 	}
 	return g, e, nil
-}
-
-// involved counts the distinct payers and beneficiaries of e.
-func involved(e *store.Expense) int {
-	users := map[string]bool{}
-	for _, p := range e.Payers {
-		users[p.UserID] = true
-	}
-	for _, sp := range e.Splits {
-		users[sp.UserID] = true
-	}
-	return len(users)
 }
 
 // underTemplate moves a createExpense input error's field (input.amount)

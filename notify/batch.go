@@ -301,15 +301,9 @@ func (n *Notifier) direct(ctx context.Context, g *store.Group, seq int64, m *sto
 
 // named lists the users an expense names: its payers and its beneficiaries.
 func named(e *store.Expense) []string {
-	var ids []string
-	for _, p := range e.Payers {
-		ids = append(ids, p.UserID)
-	}
-	for _, sp := range e.Splits {
-		ids = append(ids, sp.UserID)
-	}
+	ids := e.InvolvedUsers()
 	slices.Sort(ids)
-	return slices.Compact(ids)
+	return ids
 }
 
 // shareOf is what the user's part of the expense is (zero if none).

@@ -143,7 +143,7 @@ func (s *Store) moveClaimed(ctx context.Context, g *Group, ph, claimer Member) e
 		if err != nil {
 			return err
 		}
-		if old == nil || old.DeletedAt != nil || !slices.Contains(old.involvedUsers(), ph.UserID) {
+		if old == nil || old.DeletedAt != nil || !slices.Contains(old.InvolvedUsers(), ph.UserID) {
 			continue // changed meanwhile: the next round looks again
 		}
 		next, err := old.reassigned(ph, claimer)
@@ -187,7 +187,7 @@ func (s *Store) moveClaimed(ctx context.Context, g *Group, ph, claimer Member) e
 // everywhere, or ErrConflict when the expense names both.
 func (e *Expense) reassigned(ph, user Member) (Expense, error) {
 	placeholderID := ph.UserID
-	if slices.Contains(e.involvedUsers(), user.UserID) {
+	if slices.Contains(e.InvolvedUsers(), user.UserID) {
 		return Expense{}, conflictf("%s and the placeholder %s are both on the expense %q: edit it so that only one of them is, then claim again",
 			user.Name, ph.Name, e.Description)
 	}
@@ -254,7 +254,7 @@ func (s *Store) expensesNaming(ctx context.Context, groupID, userID string) ([]E
 	if err != nil {
 		return nil, nil, err
 	}
-	tombstones := slices.DeleteFunc(all, func(e Expense) bool { return !slices.Contains(e.involvedUsers(), userID) })
+	tombstones := slices.DeleteFunc(all, func(e Expense) bool { return !slices.Contains(e.InvolvedUsers(), userID) })
 	return refs, tombstones, nil
 }
 

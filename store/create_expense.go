@@ -49,7 +49,7 @@ func (s *Store) createExpense(ctx context.Context, groupTitle string, e Expense,
 	e.Splits = slices.Clone(e.Splits) // the caller's slices stay as they were
 	e.Payers = slices.Clone(e.Payers)
 	e.own()
-	involved := e.involvedUsers()
+	involved := e.InvolvedUsers()
 	if len(involved) > MaxExpenseParticipants {
 		return Expense{}, fmt.Errorf("%w: %d participants, the limit is %d", ErrTooManyItems, len(involved), MaxExpenseParticipants)
 	}
@@ -132,8 +132,8 @@ func expenseEvent(t EventType, e *Expense, actor string, at time.Time, changes [
 	}
 }
 
-// involvedUsers lists every payer and beneficiary once, the main payer first.
-func (e *Expense) involvedUsers() []string {
+// InvolvedUsers lists every payer and beneficiary once, the main payer first.
+func (e *Expense) InvolvedUsers() []string {
 	users := []string{e.PayerID}
 	seen := map[string]bool{e.PayerID: true}
 	add := func(u string) {

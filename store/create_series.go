@@ -25,7 +25,7 @@ func (s *Store) CreateSeries(ctx context.Context, sr Series) (Series, error) {
 	sr.Interval = max(sr.Interval, 1)
 	sr.NextOn = sr.StartsOn
 	sr.Template = seriesTemplate(sr.Template, sr.ID)
-	if n := len(sr.Template.involvedUsers()); n > MaxSeriesParticipants {
+	if n := len(sr.Template.InvolvedUsers()); n > MaxSeriesParticipants {
 		return Series{}, fmt.Errorf("%w: %d participants, the limit for a recurring expense is %d", ErrTooManyItems, n, MaxSeriesParticipants)
 	}
 	put, err := s.putNew(sr.record(), "recurring expense")

@@ -46,7 +46,7 @@ func (s *Store) DeleteExpense(ctx context.Context, e Expense, actor string) (Exp
 	items = append(items, s.spendingUpdates(e.GroupID, &e, nil)...)
 	ev := expenseEvent(EventExpenseDeleted, &e, actor, now, nil)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
-		l.changeBalances(e.involvedUsers(), e.Amount.Currency(), s.maxCurrencies)
+		l.changeBalances(e.InvolvedUsers(), e.Amount.Currency(), s.maxCurrencies)
 		return items, nil
 	})
 	switch {

@@ -342,7 +342,7 @@ func (e *Expense) participantRecords(groupTitle string) []participantRecord {
 		names[p.UserID] = p.UserName
 	}
 	var out []participantRecord
-	for _, u := range e.involvedUsers() {
+	for _, u := range e.InvolvedUsers() {
 		if u == e.PayerID {
 			continue
 		}

@@ -62,7 +62,7 @@ func (s *Store) RestoreExpense(ctx context.Context, e Expense, groupTitle, actor
 	items = append(items, s.spendingUpdates(e.GroupID, nil, &restored)...)
 	ev := expenseEvent(EventExpenseRestored, &restored, actor, now, nil)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
-		l.changeBalances(e.involvedUsers(), e.Amount.Currency(), s.maxCurrencies)
+		l.changeBalances(e.InvolvedUsers(), e.Amount.Currency(), s.maxCurrencies)
 		return items, nil
 	})
 	switch {

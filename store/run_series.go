@@ -174,7 +174,7 @@ func (s *Store) createOccurrences(ctx context.Context, g *Group, cur *Series, to
 // someone claimed (or is claiming) for the member who claimed it; anyone
 // else (who left) for nobody.
 func (s *Store) availableMembers(ctx context.Context, t *Expense) (map[string]*Member, error) {
-	users := t.involvedUsers()
+	users := t.InvolvedUsers()
 	ms, err := s.getMembers(ctx, memberKeys(t.GroupID, users), true)
 	if err != nil {
 		return nil, err

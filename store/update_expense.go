@@ -50,7 +50,7 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 	if len(rev.Changes) == 0 {
 		return old, nil
 	}
-	if n := len(next.involvedUsers()); n > MaxExpenseParticipants {
+	if n := len(next.InvolvedUsers()); n > MaxExpenseParticipants {
 		return Expense{}, fmt.Errorf("%w: %d participants, the limit is %d", ErrTooManyItems, n, MaxExpenseParticipants)
 	}
 	balances, mustBeMembers, err := editBalances(&old, &next)
@@ -127,12 +127,12 @@ func editBalances(old, next *Expense) (deltas []ledger.Delta, mustBeMembers []st
 		}
 	} else {
 		deltas = []ledger.Delta{was.Negate(), now}
-		for _, u := range append(old.involvedUsers(), next.involvedUsers()...) {
+		for _, u := range append(old.InvolvedUsers(), next.InvolvedUsers()...) {
 			affected[u] = true
 		}
 	}
-	for _, u := range next.involvedUsers() {
-		if !slices.Contains(old.involvedUsers(), u) {
+	for _, u := range next.InvolvedUsers() {
+		if !slices.Contains(old.InvolvedUsers(), u) {
 			affected[u] = true
 		}
 	}

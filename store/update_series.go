@@ -35,7 +35,7 @@ func (s *Store) UpdateSeries(ctx context.Context, groupID, seriesID string, expe
 		if edit.Template != nil {
 			next.Template = seriesTemplate(*edit.Template, cur.ID)
 			next.Template.CreatedAt = cur.CreatedAt
-			if n := len(next.Template.involvedUsers()); n > MaxSeriesParticipants {
+			if n := len(next.Template.InvolvedUsers()); n > MaxSeriesParticipants {
 				return nil, fmt.Errorf("%w: %d participants, the limit for a recurring expense is %d", ErrTooManyItems, n, MaxSeriesParticipants)
 			}
 		}
