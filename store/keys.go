@@ -44,6 +44,7 @@ import (
 //	weekly reminder list NOTIFY#WEEKLY       <groupId>
 //	connected chat       CHAT#<chatId>       CHAT
 //	direct messages      USER#<userId>       DIRECT
+//	stream shard lease   LEASE#<streamLabel> SHARD#<shardId>
 //
 // A recurring expense (a series) is listed under DUE#<shard> in GSI1 only
 // while it is active (neither paused nor finished): the scheduler finds the
@@ -148,6 +149,8 @@ const (
 	prefixChat      = "CHAT#"
 	skChat          = "CHAT"
 	skDirect        = "DIRECT"
+	prefixLease     = "LEASE#"
+	prefixShard     = "SHARD#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -412,4 +415,10 @@ func chatPK(chatID string) string { return prefixChat + chatID }
 // directMessagesKey is the table key of a user's direct-messages flag.
 func directMessagesKey(userID string) map[string]types.AttributeValue {
 	return tableKey(userKey(userID), skDirect)
+}
+
+// leaseKey is the key of a stream shard's lease: every lease of one stream
+// in one partition, so that one Query reads them all.
+func leaseKey(stream, shardID string) (pk, sk string) {
+	return prefixLease + stream, prefixShard + shardID
 }
