@@ -31,6 +31,11 @@ type Record struct {
 	// NewImage is the item after the change (nil when it was deleted);
 	// OldImage the item before it (nil when it was created).
 	NewImage, OldImage map[string]ddbtypes.AttributeValue
+	// Backlog marks a record written before its reader started, read from
+	// a shard's trim horizon because no checkpoint said where to begin:
+	// news for a consumer that must not miss what was written while it was
+	// down (the notifier), old news for live subscribers.
+	Backlog bool
 }
 
 // Tailer follows a DynamoDB Stream from its latest position: every shard
@@ -60,6 +65,13 @@ type Tailer struct {
 	// was down and keeps its own record of what it handled (the notifier's
 	// markers). Live updates leave it false.
 	FromStart bool
+	// Start, when set, gives the sequence number of the last record of a
+	// shard already handled: the shard is read after it ("": from where it
+	// would be read otherwise). The fallback reader of a broker outage
+	// starts each shard from its lease's checkpoint this way.
+	Start func(ctx context.Context, streamARN, shardID string) string
+	// BacklogBefore marks records created before it as Backlog (zero: none).
+	BacklogBefore time.Time
 
 	mu      sync.Mutex
 	healthy error // nil once the stream is being read
@@ -231,33 +243,68 @@ func (t *Tailer) describe(ctx context.Context, arn string) ([]types.Shard, error
 // readShard reads one shard until it ends (a closed shard read to its last
 // record), the stream disappears, or ctx ends.
 func (t *Tailer) readShard(ctx context.Context, arn, shardID string, from types.ShardIteratorType, poll time.Duration, positioned func()) {
+	r := shardReader{api: t.API, log: t.log(), arn: arn, shard: shardID, from: from, backlogBefore: t.BacklogBefore,
+		handle: func(ctx context.Context, recs []Record) error { t.Handle(ctx, recs); return nil }}
+	if t.Start != nil {
+		r.after = t.Start(ctx, arn, shardID)
+	}
+	r.run(ctx, poll, positioned)
+}
+
+// shardReader reads one shard in order, from a position, handing each batch
+// of records to handle and then telling handled how far it got.
+type shardReader struct {
+	api   StreamsAPI
+	log   *slog.Logger
+	arn   string
+	shard string
+	// from is where a shard with no after starts; after is the sequence
+	// number of the last record handled before ("": none).
+	from  types.ShardIteratorType
+	after string
+	// backlogBefore marks the records created before it as Backlog.
+	backlogBefore time.Time
+	// handle takes a batch; an error leaves it unhandled: it is read again
+	// after a backoff.
+	handle func(ctx context.Context, records []Record) error
+	// handled, when set, learns the last record handled once handle
+	// returned (and ended when the shard is read to its end); an error
+	// stops the reader (the lease is lost).
+	handled func(ctx context.Context, seq string, ended bool) error
+}
+
+// run reads the shard until it ends (a closed shard read to its last
+// record), the stream disappears, handled refuses, or ctx ends.
+func (r *shardReader) run(ctx context.Context, poll time.Duration, positioned func()) {
 	defer positioned()
 	var (
 		iterator string
-		lastSeq  string // the last record handled: where a new iterator resumes
+		lastSeq  = r.after // the last record handled: where a new iterator resumes
+		from     = r.from
 		backoff  time.Duration
 	)
 	for ctx.Err() == nil {
 		if iterator == "" {
-			in := &dynamodbstreams.GetShardIteratorInput{StreamArn: &arn, ShardId: &shardID, ShardIteratorType: from}
+			in := &dynamodbstreams.GetShardIteratorInput{StreamArn: &r.arn, ShardId: &r.shard, ShardIteratorType: from}
 			if lastSeq != "" {
 				in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(lastSeq)
 			}
-			out, err := t.API.GetShardIterator(ctx, in)
+			out, err := r.api.GetShardIterator(ctx, in)
 			if err != nil {
-				if t.gone(err, shardID) {
+				if gone(r.log, err, r.shard) {
 					return
 				}
-				backoff = t.wait(ctx, backoff, "get shard iterator", shardID, err)
+				backoff = wait(ctx, r.log, backoff, "get shard iterator", r.shard, err)
 				continue
 			}
 			iterator = aws.ToString(out.ShardIterator)
 			positioned()
 			if iterator == "" {
+				r.finish(ctx, lastSeq)
 				return // nothing left in a closed shard
 			}
 		}
-		out, err := t.API.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: &iterator, Limit: aws.Int32(getRecordsLimit)})
+		out, err := r.api.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: &iterator, Limit: aws.Int32(getRecordsLimit)})
 		var expired *types.ExpiredIteratorException
 		var trimmed *types.TrimmedDataAccessException
 		switch {
@@ -267,32 +314,43 @@ func (t *Tailer) readShard(ctx context.Context, arn, shardID string, from types.
 		case errors.As(err, &trimmed):
 			// The records after lastSeq are past the stream's 24 hours:
 			// start again from the oldest still there.
-			t.log().Warn("live updates: stream records were trimmed before they were read", "shard", shardID)
+			r.log.Warn("live updates: stream records were trimmed before they were read", "shard", r.shard)
 			iterator, lastSeq, from = "", "", types.ShardIteratorTypeTrimHorizon
 			continue
 		case err != nil:
-			if t.gone(err, shardID) {
+			if gone(r.log, err, r.shard) {
 				return
 			}
-			backoff = t.wait(ctx, backoff, "get records", shardID, err)
+			backoff = wait(ctx, r.log, backoff, "get records", r.shard, err)
 			iterator = "" // a failed read may have spent the iterator
 			continue
 		}
-		backoff = 0
 		if len(out.Records) > 0 {
 			recs := make([]Record, 0, len(out.Records))
-			for _, r := range out.Records {
-				if rec, ok := t.convert(r); ok {
-					recs = append(recs, rec)
+			for _, rec := range out.Records {
+				if converted, ok := convert(r.log, rec, r.backlogBefore); ok {
+					recs = append(recs, converted)
+				}
+			}
+			if len(recs) > 0 {
+				if err := r.handle(ctx, recs); err != nil {
+					// Not handled: read again from the last record handled.
+					backoff = wait(ctx, r.log, backoff, "handle records", r.shard, err)
+					iterator = ""
+					continue
 				}
 			}
 			lastSeq = aws.ToString(out.Records[len(out.Records)-1].Dynamodb.SequenceNumber)
-			if len(recs) > 0 {
-				t.Handle(ctx, recs)
-			}
 		}
+		backoff = 0
 		if out.NextShardIterator == nil {
+			r.finish(ctx, lastSeq)
 			return // the shard is closed and fully read
+		}
+		if len(out.Records) > 0 && r.handled != nil {
+			if err := r.handled(ctx, lastSeq, false); err != nil {
+				return
+			}
 		}
 		iterator = *out.NextShardIterator
 		if len(out.Records) < getRecordsLimit {
@@ -301,27 +359,36 @@ func (t *Tailer) readShard(ctx context.Context, arn, shardID string, from types.
 	}
 }
 
+// finish tells handled that the shard is read to its end.
+func (r *shardReader) finish(ctx context.Context, lastSeq string) {
+	if r.handled != nil {
+		_ = r.handled(ctx, lastSeq, true)
+	}
+}
+
 // convert turns a stream record into a Record; ok is false for one that
 // cannot be decoded (logged and skipped: it cannot be read later either).
-func (t *Tailer) convert(r types.Record) (Record, bool) {
+func convert(log *slog.Logger, r types.Record, backlogBefore time.Time) (Record, bool) {
 	if r.Dynamodb == nil {
 		return Record{}, false
 	}
 	newImage, err1 := attributevalue.FromDynamoDBStreamsMap(r.Dynamodb.NewImage)
 	oldImage, err2 := attributevalue.FromDynamoDBStreamsMap(r.Dynamodb.OldImage)
 	if err := errors.Join(err1, err2); err != nil {
-		t.log().Error("live updates: undecodable stream record", "seq", aws.ToString(r.Dynamodb.SequenceNumber), "err", err)
+		log.Error("live updates: undecodable stream record", "seq", aws.ToString(r.Dynamodb.SequenceNumber), "err", err)
 		return Record{}, false
 	}
-	return Record{NewImage: newImage, OldImage: oldImage}, true
+	created := r.Dynamodb.ApproximateCreationDateTime
+	backlog := !backlogBefore.IsZero() && created != nil && created.Before(backlogBefore)
+	return Record{NewImage: newImage, OldImage: oldImage, Backlog: backlog}, true
 }
 
 // gone reports whether err means the stream or shard no longer exists, in
 // which case the reader stops and the next refresh finds what replaced it.
-func (t *Tailer) gone(err error, shardID string) bool {
+func gone(log *slog.Logger, err error, shardID string) bool {
 	var notFound *types.ResourceNotFoundException
 	if errors.As(err, &notFound) {
-		t.log().Warn("live updates: stream or shard is gone", "shard", shardID, "err", err)
+		log.Warn("live updates: stream or shard is gone", "shard", shardID, "err", err)
 		return true
 	}
 	return false
@@ -329,11 +396,11 @@ func (t *Tailer) gone(err error, shardID string) bool {
 
 // wait sleeps after a failed read, twice as long as the last time up to
 // maxBackoff, and returns the new wait.
-func (t *Tailer) wait(ctx context.Context, last time.Duration, what, shardID string, err error) time.Duration {
+func wait(ctx context.Context, log *slog.Logger, last time.Duration, what, shardID string, err error) time.Duration {
 	next := min(max(2*last, 100*time.Millisecond), maxBackoff)
 	var throttled *types.LimitExceededException
 	if !errors.As(err, &throttled) && ctx.Err() == nil {
-		t.log().Warn("live updates: reading the stream failed; retrying", "op", what, "shard", shardID, "in", next, "err", err)
+		log.Warn("live updates: reading the stream failed; retrying", "op", what, "shard", shardID, "in", next, "err", err)
 	}
 	sleep(ctx, next)
 	return next
