@@ -177,6 +177,7 @@ func (s *Store) writeWithEvent(ctx context.Context, ev *Event, build func(l *led
 		err = s.transactWrite(ctx, all)
 		if err == nil {
 			sh.remember(ev.GroupID, chainHead{Seq: ev.Seq, Hash: ev.Hash})
+			s.tellCommitted(*ev)
 			return nil
 		}
 		moved, now := headMoved(err, head, len(all)-1)

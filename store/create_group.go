@@ -74,6 +74,7 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	case err != nil:
 		return Group{}, Member{}, fmt.Errorf("create group: %w", err)
 	}
+	s.tellCommitted(ev)
 	m, err := mrec.member()
 	return g, m, err
 }

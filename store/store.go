@@ -5,6 +5,7 @@ package store
 
 import (
 	"cmp"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -27,6 +28,8 @@ type Store struct {
 	syncRetention time.Duration
 	// turns serializes this process's writes to each group (chain.go).
 	turns *chainTurns
+	// committed is told of every event this process commits (OnCommit).
+	committed atomic.Pointer[func(Event)]
 	// spendingMaxDays bounds the days one spending query covers.
 	spendingMaxDays int
 }
