@@ -1,0 +1,207 @@
+// Package redisbroker is live.Broker on Redis 7 (or Valkey, or ElastiCache)
+// pub/sub: a channel per group, "<prefix>group:<groupId>", and one per user,
+// "<prefix>user:<userId>", each message a JSON array of one group's events.
+package redisbroker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fracti/api/live"
+	"github.com/fracti/api/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// Broker is a live.Broker on one Redis server.
+type Broker struct {
+	client *redis.Client
+	prefix string
+	log    *slog.Logger
+
+	ops chan watchOp // (un)subscriptions waiting for the receiver
+
+	mu  sync.Mutex
+	err error
+	all bool
+}
+
+// watchOp is one queued (un)subscription.
+type watchOp struct {
+	channel string
+	on      bool
+}
+
+// pingEvery is how often the broker is asked whether it answers.
+const pingEvery = 250 * time.Millisecond
+
+var _ live.Broker = (*Broker)(nil)
+
+// New connects to url (redis://[:password@]host:port/db, or rediss:// for
+// TLS) lazily; prefix starts every channel name (the table's name, so
+// that tables sharing a server keep apart).
+func New(url, prefix string, log *slog.Logger) (*Broker, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("LIVE_BROKER: %w", err)
+	}
+	// Fail fast: an unreachable broker sends the instance to the stream.
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = time.Second, time.Second, time.Second
+	opt.MaxRetries = 1
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Broker{client: redis.NewClient(opt), prefix: prefix + ":", log: log,
+		ops: make(chan watchOp, 4096), err: errors.New("the broker was not reached yet")}, nil
+}
+
+// Close closes the connections.
+func (b *Broker) Close() error { return b.client.Close() }
+
+func (b *Broker) groupChannel(id string) string { return b.prefix + "group:" + id }
+func (b *Broker) userChannel(id string) string  { return b.prefix + "user:" + id }
+
+// Publish sends each group's events on its channel, and each member_joined
+// event also on the joining user's.
+func (b *Broker) Publish(ctx context.Context, events []store.Event) error {
+	for len(events) > 0 {
+		n := 1
+		for n < len(events) && events[n].GroupID == events[0].GroupID {
+			n++
+		}
+		if err := b.send(ctx, b.groupChannel(events[0].GroupID), events[:n]); err != nil {
+			return err
+		}
+		for _, ev := range events[:n] {
+			if ev.Type == store.EventMemberJoined && ev.Subject.Kind == store.SubjectMember {
+				if err := b.send(ctx, b.userChannel(ev.Subject.ID), []store.Event{ev}); err != nil {
+					return err
+				}
+			}
+		}
+		events = events[n:]
+	}
+	return nil
+}
+
+func (b *Broker) send(ctx context.Context, channel string, events []store.Event) error {
+	payload, err := json.Marshal(events)
+	if err != nil {
+		return fmt.Errorf("encode events: %w", err)
+	}
+	if err := b.client.Publish(ctx, channel, payload).Err(); err != nil {
+		return fmt.Errorf("publish on the broker: %w", err)
+	}
+	return nil
+}
+
+// Err is nil while the broker answered its last ping.
+func (b *Broker) Err() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err
+}
+
+// WatchAll receives every group's channel (a pattern subscription).
+func (b *Broker) WatchAll() {
+	b.mu.Lock()
+	b.all = true
+	b.mu.Unlock()
+}
+
+// WatchGroup subscribes to the group's channel (queued: it never blocks).
+func (b *Broker) WatchGroup(groupID string) { b.queue(b.groupChannel(groupID), true) }
+
+// UnwatchGroup unsubscribes from the group's channel.
+func (b *Broker) UnwatchGroup(groupID string) { b.queue(b.groupChannel(groupID), false) }
+
+// WatchUser subscribes to the user's channel.
+func (b *Broker) WatchUser(userID string) { b.queue(b.userChannel(userID), true) }
+
+// UnwatchUser unsubscribes from the user's channel.
+func (b *Broker) UnwatchUser(userID string) { b.queue(b.userChannel(userID), false) }
+
+func (b *Broker) queue(channel string, on bool) {
+	select {
+	case b.ops <- watchOp{channel: channel, on: on}:
+	default:
+		b.log.Error("live updates: too many broker subscriptions waiting; one was dropped", "channel", channel, "subscribe", on)
+	}
+}
+
+// Receive hands each message of the watched channels to deliver until ctx
+// ends; the client resubscribes by itself after a reconnection, and a ping
+// every pingEvery tells Err whether the broker answers.
+func (b *Broker) Receive(ctx context.Context, deliver func(ctx context.Context, events []store.Event)) {
+	go b.ping(ctx)
+	ps := b.client.Subscribe(ctx)
+	defer ps.Close()
+	b.mu.Lock()
+	all := b.all
+	b.mu.Unlock()
+	if all {
+		if err := ps.PSubscribe(ctx, b.prefix+"group:*"); err != nil {
+			b.log.Warn("live updates: subscribing to the broker failed; it is retried on reconnection", "err", err)
+		}
+	}
+	messages := ps.Channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case op := <-b.ops:
+			var err error
+			if op.on {
+				err = ps.Subscribe(ctx, op.channel)
+			} else {
+				err = ps.Unsubscribe(ctx, op.channel)
+			}
+			if err != nil {
+				b.log.Warn("live updates: a broker (un)subscription failed; it is retried on reconnection", "channel", op.channel, "err", err)
+			}
+		case m, ok := <-messages:
+			if !ok {
+				return
+			}
+			var events []store.Event
+			if err := json.Unmarshal([]byte(m.Payload), &events); err != nil {
+				b.log.Error("live updates: undecodable broker message", "channel", m.Channel, "err", err)
+				continue
+			}
+			if len(events) > 0 && strings.HasPrefix(m.Channel, b.prefix) {
+				deliver(ctx, events)
+			}
+		}
+	}
+}
+
+// ping asks the broker whether it answers, every pingEvery.
+func (b *Broker) ping(ctx context.Context) {
+	tick := time.NewTicker(pingEvery)
+	defer tick.Stop()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := b.client.Ping(pctx).Err()
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		b.mu.Lock()
+		was := b.err
+		b.err = err
+		b.mu.Unlock()
+		if err != nil && was == nil {
+			b.log.Warn("live updates: the broker does not answer", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
