@@ -70,16 +70,10 @@ func reminders(n *notify.Notifier) graph.Reminders {
 	return n
 }
 
-// startNotifier tails the table's stream into n until ctx ends.
+// startNotifier reads the table's stream into n through the shard leases
+// until ctx ends.
 func startNotifier(ctx context.Context, cfg config, s *store.Store, n *notify.Notifier, m *metrics.Metrics) error {
-	streams, err := store.NewStreamsClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region}, m.DynamoDBStreams())
-	if err != nil {
-		return err
-	}
-	tailer := n.Tail(streams, s.StreamARN)
-	tailer.Poll = cfg.StreamPoll
-	go tailer.Run(ctx)
-	return nil
+	return startStream(ctx, cfg, s, slog.Default(), m, n, nil)
 }
 
 // registerNotifyJobs adds the digests and the weekly reminders to the

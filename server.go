@@ -97,6 +97,8 @@ type config struct {
 	WebhookSecret string
 	// Notify: NOTIFY, NOTIFY_BATCH_WINDOW, NOTIFY_MAX_AGE, NOTIFY_JOB_INTERVAL.
 	Notify notifyConfig
+	// Stream: LIVE_BROKER, LEASE_TIMEOUT (stream_config.go).
+	Stream streamConfig
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -239,6 +241,9 @@ func loadConfig() (config, error) {
 		return c, err
 	}
 	if c.Notify, err = loadNotifyConfig(); err != nil {
+		return c, err
+	}
+	if c.Stream, err = loadStreamConfig(); err != nil {
 		return c, err
 	}
 	legacyOpen, err := strconv.ParseBool(env("LEGACY_GROUPS_JOIN_BY_ID", "true"))
@@ -416,21 +421,31 @@ func openStore(ctx context.Context, cfg config, log *slog.Logger, optFns ...func
 	return s, nil
 }
 
-// startLive tails the table's stream until ctx ends and returns the hub
-// subscriptions are served from; nil when live updates are off.
-func startLive(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics) (*live.Hub, error) {
+// startLive feeds the hub subscriptions are served from until ctx ends,
+// and returns it with its Delivery; nil when live updates are off. Without
+// LIVE_BROKER the instance reads the stream for its own hub (the embedded
+// mode); with it, events come from the broker (startStream publishes them).
+func startLive(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics) (*live.Hub, *live.Delivery, error) {
 	if !cfg.LiveUpdates {
-		return nil, nil
+		return nil, nil, nil
 	}
 	streams, err := store.NewStreamsClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region}, m.DynamoDBStreams())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hub := live.NewHub(s, cfg.LiveBuffer, log)
-	tailer := hub.Tail(streams, s.StreamARN)
-	tailer.Poll = cfg.StreamPoll
-	go tailer.Run(ctx)
-	return hub, nil
+	d, err := newDelivery(cfg, s, hub, streams, log, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.OnCommit(d.Committed)
+	go d.Run(ctx)
+	if d.Broker == nil {
+		tailer := &live.Tailer{API: streams, StreamARN: s.StreamARN, Handle: d.Records, Log: log, Poll: cfg.StreamPoll}
+		hub.Status = tailer.Err
+		go tailer.Run(ctx)
+	}
+	return hub, d, nil
 }
 
 func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) error {
@@ -465,18 +480,17 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	}
 	liveCtx, endLive := context.WithCancel(context.WithoutCancel(ctx))
 	defer endLive()
-	hub, err := startLive(liveCtx, cfg, s, log, m)
+	hub, delivery, err := startLive(liveCtx, cfg, s, log, m)
 	if err != nil {
 		return err
 	}
 	bot := cfg.telegramBot() // one Bot API client for the resolvers, the webhook and the notifier
 	notifier := newNotifier(cfg, s, bot, log)
-	if cfg.Notify.On && notifier != nil {
-		if err := startNotifier(liveCtx, cfg, s, notifier, m); err != nil {
-			return err
-		}
-	} else if cfg.Notify.On {
+	if cfg.Notify.On && notifier == nil {
 		log.Warn("NOTIFY=true but TELEGRAM_BOT_TOKEN is not set: nothing is sent to Telegram")
+	}
+	if err := startStream(liveCtx, cfg, s, log, m, notifierIfOn(cfg, notifier), delivery); err != nil {
+		return err
 	}
 	jobs := startJobs(cfg, s, log, m, notifier)
 	if cfg.BotToken == "" {

@@ -138,12 +138,12 @@ func (d *Delivery) PublishRecords(ctx context.Context, records []Record) error {
 func EventsOf(records []Record, skipBacklog bool, log *slog.Logger) []store.Event {
 	var events []store.Event
 	for _, r := range records {
-		if skipBacklog && r.Backlog {
-			continue
-		}
 		ev, ok, err := store.EventFromImage(r.NewImage, r.OldImage)
 		if err != nil {
 			log.Error("live updates: undecodable event in the stream", "err", err)
+			continue
+		}
+		if ok && skipBacklog && ev.At.Before(r.BacklogBefore) {
 			continue
 		}
 		if ok {

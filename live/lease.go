@@ -24,6 +24,10 @@ type LeaseStore interface {
 	CheckpointLease(ctx context.Context, l store.Lease, seq string, finished bool) error
 }
 
+// BacklogMargin is how much older than a reader's start an event may be
+// and still not count as backlog (writers' clocks differ a little).
+const BacklogMargin = time.Minute
+
 // DefaultLeaseTimeout is how long a lease's counter may stand still before
 // another instance takes the shard over (LEASE_TIMEOUT).
 const DefaultLeaseTimeout = 10 * time.Second
@@ -410,8 +414,9 @@ func (t *LeasedTailer) take(ctx context.Context, l store.Lease) bool {
 		}}
 	if taken.Checkpoint == "" {
 		// Nobody read this shard before: what it holds from before this
-		// instance started is backlog (the notifier still wants it).
-		r.backlogBefore = t.started
+		// instance started is backlog (the notifier still wants it); a
+		// minute's margin for writers' clocks.
+		r.backlogBefore = t.started.Add(-BacklogMargin)
 	}
 	poll := t.Poll
 	if poll <= 0 {

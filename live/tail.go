@@ -31,11 +31,13 @@ type Record struct {
 	// NewImage is the item after the change (nil when it was deleted);
 	// OldImage the item before it (nil when it was created).
 	NewImage, OldImage map[string]ddbtypes.AttributeValue
-	// Backlog marks a record written before its reader started, read from
-	// a shard's trim horizon because no checkpoint said where to begin:
-	// news for a consumer that must not miss what was written while it was
-	// down (the notifier), old news for live subscribers.
-	Backlog bool
+	// BacklogBefore is set on records read from a shard's trim horizon
+	// because no checkpoint said where to begin: an event written before it
+	// is backlog, news for a consumer that must not miss what was written
+	// while it was down (the notifier), old news for live subscribers
+	// (EventsOf). It is judged by the event's own time, not the stream's
+	// (rounded) ApproximateCreationDateTime.
+	BacklogBefore time.Time
 }
 
 // Tailer follows a DynamoDB Stream from its latest position: every shard
@@ -70,7 +72,7 @@ type Tailer struct {
 	// would be read otherwise). The fallback reader of a broker outage
 	// starts each shard from its lease's checkpoint this way.
 	Start func(ctx context.Context, streamARN, shardID string) string
-	// BacklogBefore marks records created before it as Backlog (zero: none).
+	// BacklogBefore is set on every record read (zero: none; Record).
 	BacklogBefore time.Time
 
 	mu      sync.Mutex
@@ -262,7 +264,7 @@ type shardReader struct {
 	// number of the last record handled before ("": none).
 	from  types.ShardIteratorType
 	after string
-	// backlogBefore marks the records created before it as Backlog.
+	// backlogBefore is set on every record read (Record.BacklogBefore).
 	backlogBefore time.Time
 	// handle takes a batch; an error leaves it unhandled: it is read again
 	// after a backoff.
@@ -378,9 +380,7 @@ func convert(log *slog.Logger, r types.Record, backlogBefore time.Time) (Record,
 		log.Error("live updates: undecodable stream record", "seq", aws.ToString(r.Dynamodb.SequenceNumber), "err", err)
 		return Record{}, false
 	}
-	created := r.Dynamodb.ApproximateCreationDateTime
-	backlog := !backlogBefore.IsZero() && created != nil && created.Before(backlogBefore)
-	return Record{NewImage: newImage, OldImage: oldImage, Backlog: backlog}, true
+	return Record{NewImage: newImage, OldImage: oldImage, BacklogBefore: backlogBefore}, true
 }
 
 // gone reports whether err means the stream or shard no longer exists, in

@@ -45,6 +45,8 @@ type Metrics struct {
 	subscriptions   atomic.Pointer[func() int]
 
 	jobRuns *prometheus.CounterVec
+
+	stream *streamMetrics
 }
 
 // New returns metrics registered in a fresh registry, with the Go runtime's
@@ -128,6 +130,7 @@ func New() *Metrics {
 	)
 	m.jobRuns = newJobRuns()
 	m.registry.MustRegister(m.jobRuns)
+	m.stream = newStreamMetrics(m.registry)
 	// Every transport shows from the start, at 0.
 	for _, t := range []string{TransportWebSocket, TransportSSE, TransportMultipart} {
 		m.liveConnections.WithLabelValues(t)
