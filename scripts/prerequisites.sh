@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Makes sure the programs `make run` and `make test` need are there:
 #
-#   scripts/prerequisites.sh java node curl [chromium]
+#   scripts/prerequisites.sh java node curl [chromium] [redis]
 #
 # java runs DynamoDB Local, node (with npm) installs it and runs the client
 # tests, curl checks that DynamoDB Local answers, chromium runs the
-# Playground's browser test. What is missing is installed through apt-get
+# Playground's browser test, redis (redis-server) is the live updates'
+# broker in the multi-instance tests and `LIVE_BROKER=local make run`. What is missing is installed through apt-get
 # when this runs as root on Debian or Ubuntu (one line says what); otherwise
 # the script stops and prints the command that installs it.
 set -euo pipefail
@@ -35,6 +36,7 @@ for what in "$@"; do
     node) { have node && have npm; } || missing+=(node) ;;
     curl) have curl || missing+=(curl) ;;
     chromium) { have chromium || have chromium-browser; } || missing+=(chromium) ;;
+    redis) have redis-server || missing+=(redis) ;;
     *) echo "prerequisites.sh: unknown prerequisite $what" >&2; exit 2 ;;
   esac
 done
@@ -49,6 +51,7 @@ if [ "$(id -u)" = 0 ] && have apt-get; then
       node) packages+=(nodejs npm) ;;
       curl) packages+=(curl) ;;
       chromium) packages+=("$(apt_package chromium chromium-browser)") ;;
+      redis) packages+=(redis-server) ;;
     esac
   done
   echo "Installing ${missing[*]} with apt-get: ${packages[*]}" >&2
@@ -64,6 +67,7 @@ for what in "${missing[@]}"; do
     node) echo "  Node.js 20+ with npm:  sudo apt-get install -y nodejs npm   (macOS: brew install node)" >&2 ;;
     curl) echo "  curl:  sudo apt-get install -y curl" >&2 ;;
     chromium) echo "  Chromium, for the Playground's browser test:  sudo apt-get install -y chromium   (macOS: brew install --cask chromium)" >&2 ;;
+    redis) echo "  Redis 7, the live updates' broker in tests:  sudo apt-get install -y redis-server   (macOS: brew install redis)" >&2 ;;
   esac
 done
 exit 1

@@ -10,4 +10,17 @@ port="${DYNAMODB_LOCAL_PORT:-8000}"
 scripts/dynamodb-local.sh start-persistent "$port" "$ROOT/.local/dynamodb-data"
 export DYNAMODB_ENDPOINT="${DYNAMODB_ENDPOINT:-http://127.0.0.1:$port}"
 export CORS_ALLOWED_ORIGINS="${CORS_ALLOWED_ORIGINS:-*}"
+# The broker profile: LIVE_BROKER=local starts a redis-server in memory on
+# REDIS_PORT (6379) unless one answers there, and uses it; any other
+# LIVE_BROKER (redis://host:port/db) is used as it is.
+if [ "${LIVE_BROKER:-}" = local ]; then
+  scripts/prerequisites.sh redis
+  redis_port="${REDIS_PORT:-6379}"
+  if ! (exec 3<>"/dev/tcp/127.0.0.1/$redis_port") 2>/dev/null; then
+    redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+      --pidfile "$ROOT/.local/redis.pid" --logfile "$ROOT/.local/redis.log"
+    echo "redis-server on port $redis_port (stop it: kill \$(cat .local/redis.pid))" >&2
+  fi
+  export LIVE_BROKER="redis://127.0.0.1:$redis_port/0"
+fi
 exec go run . serve --demo

@@ -8,8 +8,9 @@ mkdir -p .local
 pidfile="$ROOT/.local/test-dynamodb-$$.pid"
 trap 'scripts/dynamodb-local.sh stop "$pidfile"' EXIT
 # Java (DynamoDB Local), Node.js (the client tests), curl, Chromium (the
-# Playground's browser test): installed when missing and possible.
-scripts/prerequisites.sh java node curl chromium
+# Playground's browser test), redis-server (the live broker's tests, which
+# start their own): installed when missing and possible.
+scripts/prerequisites.sh java node curl chromium redis
 go vet ./...
 if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-ws ] || [ ! -d e2e/node_modules/graphql-http ] || [ ! -d e2e/node_modules/graphql-sse ]; then
   echo "Installing the JavaScript clients for e2e/ (npm ci) ..." >&2
