@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/internal/redistest"
+	"github.com/fracti/api/internal/scrape"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
@@ -134,6 +136,19 @@ func TestLiveFiveInstancesThroughRedis(t *testing.T) {
 	t.Logf("GetRecords: %d calls over %.1fs on %d shard(s): %.1f per shard per second (one reader polls %.0f)", reads, elapsed, shards, perShard, 1/poll.Seconds())
 	require.Less(t, perShard, 1.5/poll.Seconds(), "more than one reader per shard")
 
+	// How soon a write through one instance reaches a subscriber on
+	// another (published at commit), logged: the figure, not a test.
+	var waits []time.Duration
+	for k := range 20 {
+		write(instances[0], 700+k)
+		wrote := time.Now()
+		id := fmt.Sprintf("%s:%d", g, lastSeq())
+		require.Eventually(t, func() bool { return !subs[2][1].arrived(id).IsZero() }, 10*time.Second, time.Millisecond)
+		waits = append(waits, subs[2][1].arrived(id).Sub(wrote))
+	}
+	slices.Sort(waits)
+	t.Logf("from a mutation's response on one instance to the event on another's subscriber: p50 %v, max %v", waits[len(waits)/2], waits[len(waits)-1])
+
 	// SIGKILL the instance holding the shard's lease, mid-burst.
 	leases, err := s.ListLeases(ctx, store.StreamLabel(arn))
 	require.NoError(t, err)
@@ -166,6 +181,18 @@ func TestLiveFiveInstancesThroughRedis(t *testing.T) {
 	burst(alive, 400)
 	time.Sleep(500 * time.Millisecond)
 	burst(alive, 500)
+
+	// The broker back: the instances return to it.
+	broker.Restart()
+	burst(alive, 600)
+	for _, inst := range alive {
+		metricsURL := strings.TrimSuffix(inst.url, "/graphql") + "/metrics"
+		require.Eventually(t, func() bool {
+			return scrape.Get(t, metricsURL).Sum("fracti_live_stream_fallback", nil) == 0
+		}, 30*time.Second, 100*time.Millisecond, "an instance still reads the stream itself")
+		require.Equal(t, 1.0, scrape.Get(t, metricsURL).Sum("fracti_live_stream_fallbacks_total", nil), "the outage is counted")
+	}
+	burst(alive, 800)
 
 	// Every event after the marker, once, on every surviving subscription.
 	end := lastSeq()
@@ -219,3 +246,4 @@ func assertEventually(wait time.Duration, cond func() bool) bool {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+

@@ -113,13 +113,27 @@ func userToken(t testing.TB, s *store.Store, userID, name string) string {
 // received counts the events a subscription delivered, by group and sequence.
 type received struct {
 	mu     sync.Mutex
-	counts map[string]int // "<groupId>:<seq>" → deliveries
+	counts map[string]int       // "<groupId>:<seq>" → deliveries
+	first  map[string]time.Time // "<groupId>:<seq>" → when it first arrived
 }
 
 func (r *received) add(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.counts[id]++
+	if r.first == nil {
+		r.first = map[string]time.Time{}
+	}
+	if _, ok := r.first[id]; !ok {
+		r.first[id] = time.Now()
+	}
+}
+
+// arrived is when the event first arrived (zero: not yet).
+func (r *received) arrived(id string) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first[id]
 }
 
 func (r *received) snapshot() map[string]int {

@@ -29,18 +29,7 @@ func (e *env) startLeased(owner string) (*live.LeasedTailer, func()) {
 			n.HandleRecords(ctx, recs)
 			return nil
 		}}
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tl.Run(runCtx)
-		n.Wait()
-	}()
-	stop := func() {
-		cancel()
-		<-done
-	}
-	e.t.Cleanup(stop)
+	stop := e.run(tl.Run, n)
 	return tl, stop
 }
 

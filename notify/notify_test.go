@@ -69,19 +69,27 @@ func (e *env) start(onFirstStore bool) *notify.Notifier {
 	require.NoError(e.t, err)
 	tl := n.Tail(streams, s.StreamARN)
 	tl.Poll, tl.Refresh = 50*time.Millisecond, time.Second
+	e.run(tl.Run, n)
+	e.nots = append(e.nots, n)
+	return n
+}
+
+// run runs a notifier's reader until the returned stop or the test's end,
+// and waits for the notifier's batches when it stops.
+func (e *env) run(read func(context.Context), n *notify.Notifier) (stop func()) {
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tl.Run(runCtx)
+		read(runCtx)
 		n.Wait()
 	}()
-	e.t.Cleanup(func() {
+	stop = func() {
 		cancel()
 		<-done
-	})
-	e.nots = append(e.nots, n)
-	return n
+	}
+	e.t.Cleanup(stop)
+	return stop
 }
 
 var eur = money.MustCurrency("EUR")
