@@ -246,4 +246,3 @@ func assertEventually(wait time.Duration, cond func() bool) bool {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-
