@@ -30,6 +30,11 @@ type streamConfig struct {
 // loadStreamConfig reads LIVE_BROKER and LEASE_TIMEOUT (default 10s).
 func loadStreamConfig() (streamConfig, error) {
 	c := streamConfig{Broker: getenv("LIVE_BROKER")}
+	if c.Broker != "" {
+		if err := redisbroker.CheckURL(c.Broker); err != nil {
+			return c, err
+		}
+	}
 	var err error
 	if c.LeaseTimeout, err = durationEnv("LEASE_TIMEOUT", live.DefaultLeaseTimeout); err != nil {
 		return c, err

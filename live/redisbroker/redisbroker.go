@@ -42,6 +42,14 @@ const pingEvery = 250 * time.Millisecond
 
 var _ live.Broker = (*Broker)(nil)
 
+// CheckURL says what is wrong with a LIVE_BROKER URL (nil: nothing).
+func CheckURL(url string) error {
+	if _, err := redis.ParseURL(url); err != nil {
+		return fmt.Errorf("LIVE_BROKER: %w", err)
+	}
+	return nil
+}
+
 // New connects to url (redis://[:password@]host:port/db, or rediss:// for
 // TLS) lazily; prefix starts every channel name (the table's name, so
 // that tables sharing a server keep apart).
@@ -56,6 +64,9 @@ func New(url, prefix string, log *slog.Logger) (*Broker, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// The client's own notes (each failed dial) go to the debug level: an
+	// outage is logged once, by the broker's ping.
+	redis.SetLogger(debugLog{log})
 	return &Broker{client: redis.NewClient(opt), prefix: prefix + ":", log: log,
 		ops: make(chan watchOp, 4096), err: errors.New("the broker was not reached yet")}, nil
 }
@@ -204,4 +215,11 @@ func (b *Broker) ping(ctx context.Context) {
 		case <-tick.C:
 		}
 	}
+}
+
+// debugLog passes the Redis client's notes to slog at the debug level.
+type debugLog struct{ log *slog.Logger }
+
+func (d debugLog) Printf(ctx context.Context, format string, v ...any) {
+	d.log.DebugContext(ctx, "redis client: "+fmt.Sprintf(format, v...))
 }
