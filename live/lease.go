@@ -22,6 +22,7 @@ type LeaseStore interface {
 	RenewLease(ctx context.Context, l store.Lease) (store.Lease, error)
 	ReleaseLease(ctx context.Context, l store.Lease) (store.Lease, error)
 	CheckpointLease(ctx context.Context, l store.Lease, seq string, finished bool) error
+	DeleteLease(ctx context.Context, l store.Lease) error
 }
 
 // BacklogMargin is how much older than a reader's start an event may be
@@ -212,8 +213,18 @@ func (t *LeasedTailer) step(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	described := make(map[string]bool, len(shards))
+	for _, sh := range shards {
+		described[aws.ToString(sh.ShardId)] = true
+	}
 	byShard := map[string]store.Lease{}
 	for _, l := range leases {
+		if !described[l.Shard] {
+			// Its records are past the stream's 24 hours: nothing is left
+			// to read, and its children need not wait for it.
+			t.forget(ctx, l)
+			continue
+		}
 		byShard[l.Shard] = l
 	}
 	for _, sh := range shards {
@@ -227,6 +238,20 @@ func (t *LeasedTailer) step(ctx context.Context) error {
 	}
 	t.renew(ctx, byShard)
 	return t.balance(ctx, byShard)
+}
+
+// forget deletes the lease of a shard the stream no longer has, unless
+// this instance still reads it (its reader stops by itself).
+func (t *LeasedTailer) forget(ctx context.Context, l store.Lease) {
+	t.mu.Lock()
+	_, mine := t.held[l.Shard]
+	t.mu.Unlock()
+	if mine {
+		return
+	}
+	if err := t.Leases.DeleteLease(ctx, l); err != nil && !errors.Is(err, store.ErrLeaseLost) {
+		t.log().Warn("stream leases: deleting the lease of a shard gone from the stream failed", "shard", l.Shard, "err", err)
+	}
 }
 
 // renew renews every lease held, and stops reading the ones lost or ended.
@@ -395,7 +420,7 @@ func (t *LeasedTailer) take(ctx context.Context, l store.Lease) bool {
 	t.held[l.Shard] = h
 	arn := t.arn
 	t.mu.Unlock()
-	r := shardReader{api: t.API, log: t.log(), arn: arn, shard: l.Shard, from: types.ShardIteratorTypeTrimHorizon,
+	r := shardReader{API: t.API, log: t.log(), arn: arn, shard: l.Shard, from: types.ShardIteratorTypeTrimHorizon,
 		after: taken.Checkpoint, handle: t.Handle,
 		handled: func(ctx context.Context, seq string, ended bool) error {
 			err := t.Leases.CheckpointLease(ctx, taken, seq, ended)

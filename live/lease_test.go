@@ -124,4 +124,14 @@ func TestLeasesReadASplitsChildrenAfterItsParent(t *testing.T) {
 	a.step(t)
 	require.Equal(t, []string{"child"}, a.Held())
 	require.Eventually(t, func() bool { return slices.Equal(a.c.numbers(), []int{1, 2, 3}) }, 5*time.Second, time.Millisecond)
+
+	// The parent passes the stream's 24 hours: its lease goes too.
+	f.mu.Lock()
+	f.shards = f.shards[1:]
+	f.mu.Unlock()
+	a.step(t)
+	leases, err := s.ListLeases(context.Background(), "1")
+	require.NoError(t, err)
+	require.Len(t, leases, 1)
+	require.Equal(t, "child", leases[0].Shard)
 }

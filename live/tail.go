@@ -245,7 +245,7 @@ func (t *Tailer) describe(ctx context.Context, arn string) ([]types.Shard, error
 // readShard reads one shard until it ends (a closed shard read to its last
 // record), the stream disappears, or ctx ends.
 func (t *Tailer) readShard(ctx context.Context, arn, shardID string, from types.ShardIteratorType, poll time.Duration, positioned func()) {
-	r := shardReader{api: t.API, log: t.log(), arn: arn, shard: shardID, from: from, backlogBefore: t.BacklogBefore,
+	r := shardReader{API: t.API, log: t.log(), arn: arn, shard: shardID, from: from, backlogBefore: t.BacklogBefore,
 		handle: func(ctx context.Context, recs []Record) error { t.Handle(ctx, recs); return nil }}
 	if t.Start != nil {
 		r.after = t.Start(ctx, arn, shardID)
@@ -256,7 +256,7 @@ func (t *Tailer) readShard(ctx context.Context, arn, shardID string, from types.
 // shardReader reads one shard in order, from a position, handing each batch
 // of records to handle and then telling handled how far it got.
 type shardReader struct {
-	api   StreamsAPI
+	API   StreamsAPI
 	log   *slog.Logger
 	arn   string
 	shard string
@@ -291,7 +291,7 @@ func (r *shardReader) run(ctx context.Context, poll time.Duration, positioned fu
 			if lastSeq != "" {
 				in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(lastSeq)
 			}
-			out, err := r.api.GetShardIterator(ctx, in)
+			out, err := r.API.GetShardIterator(ctx, in)
 			if err != nil {
 				if gone(r.log, err, r.shard) {
 					return
@@ -306,7 +306,7 @@ func (r *shardReader) run(ctx context.Context, poll time.Duration, positioned fu
 				return // nothing left in a closed shard
 			}
 		}
-		out, err := r.api.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: &iterator, Limit: aws.Int32(getRecordsLimit)})
+		out, err := r.API.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: &iterator, Limit: aws.Int32(getRecordsLimit)})
 		var expired *types.ExpiredIteratorException
 		var trimmed *types.TrimmedDataAccessException
 		switch {

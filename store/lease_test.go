@@ -61,3 +61,19 @@ func TestLeaseLifecycle(t *testing.T) {
 func TestStreamLabel(t *testing.T) {
 	require.Equal(t, "2026-11-25T10:00:00.123", store.StreamLabel("arn:aws:dynamodb:ddblocal:000000000000:table/T/stream/2026-11-25T10:00:00.123"))
 }
+
+// TestDeleteLease: a lease is deleted only as it was read.
+func TestDeleteLease(t *testing.T) {
+	f := newFixture(t)
+	const stream = "2026-11-25T00:00:00.000"
+	require.NoError(t, f.CreateLease(ctx, stream, "old", ""))
+	leases, err := f.ListLeases(ctx, stream)
+	require.NoError(t, err)
+	taken, err := f.TakeLease(ctx, leases[0], "a")
+	require.NoError(t, err)
+	require.ErrorIs(t, f.DeleteLease(ctx, leases[0]), store.ErrLeaseLost, "it changed since")
+	require.NoError(t, f.DeleteLease(ctx, taken))
+	leases, err = f.ListLeases(ctx, stream)
+	require.NoError(t, err)
+	require.Empty(t, leases)
+}
