@@ -376,21 +376,23 @@ func (t *LeasedTailer) balance(ctx context.Context, byShard map[string]store.Lea
 		}
 	}
 	if mine < share {
-		t.steal(ctx, byShard, owners, share)
+		t.steal(ctx, byShard, owners, share, share-mine)
 	}
 	return nil
 }
 
-// steal takes one lease from the instance holding the most, when it holds
-// more than the fair share and nothing is free.
-func (t *LeasedTailer) steal(ctx context.Context, byShard map[string]store.Lease, owners map[string]int, share int) {
+// steal takes one lease from the instance holding the most, when nothing
+// is free and it holds more than the fair share, or as many while this
+// instance lacks more than one (as the KCL does: 4 shards on 3 instances
+// settle at 2, 1, 1).
+func (t *LeasedTailer) steal(ctx context.Context, byShard map[string]store.Lease, owners map[string]int, share, lacking int) {
 	var victim string
 	for o, n := range owners {
-		if o != t.Owner && n > share && (victim == "" || n > owners[victim]) {
+		if o != t.Owner && (victim == "" || n > owners[victim]) {
 			victim = o
 		}
 	}
-	if victim == "" {
+	if victim == "" || !(owners[victim] > share || (lacking > 1 && owners[victim] >= share)) {
 		return
 	}
 	for _, l := range byShard {

@@ -135,3 +135,51 @@ func TestLeasesReadASplitsChildrenAfterItsParent(t *testing.T) {
 	require.Len(t, leases, 1)
 	require.Equal(t, "child", leases[0].Shard)
 }
+
+// TestLeasesBalanceAsInstancesComeAndGo: four shards settle at 2 and 2 on
+// two instances and at 2, 1, 1 on three, every shard read by exactly one;
+// an instance that shuts down cleanly releases its leases for the others
+// to take at once.
+func TestLeasesBalanceAsInstancesComeAndGo(t *testing.T) {
+	f := newFakeStream()
+	for _, id := range []string{"s1", "s2", "s3", "s4"} {
+		f.addShardIn("arn:fake/stream/1", id, "")
+	}
+	s := dynamotest.Store(t)
+	clock := testclock.At(time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC))
+	a, b, c := newLeased(t, f, s, clock, "a"), newLeased(t, f, s, clock, "b"), newLeased(t, f, s, clock, "c")
+	rounds := func(ls ...*leased) {
+		for range 4 {
+			for _, l := range ls {
+				l.step(t)
+			}
+		}
+	}
+	counts := func(ls ...*leased) []int {
+		var n []int
+		seen := map[string]bool{}
+		for _, l := range ls {
+			for _, id := range l.Held() {
+				require.False(t, seen[id], "%s read twice", id)
+				seen[id] = true
+			}
+			n = append(n, len(l.Held()))
+		}
+		require.Len(t, seen, 4, "every shard is read")
+		return n
+	}
+	rounds(a)
+	require.Equal(t, []int{4}, counts(a))
+	rounds(a, b)
+	require.Equal(t, []int{2, 2}, counts(a, b))
+	rounds(a, b, c)
+	got := counts(a, b, c)
+	slices.Sort(got)
+	require.Equal(t, []int{1, 1, 2}, got)
+
+	c.kill()
+	c.readers.Wait()
+	c.releaseAll()
+	rounds(a, b)
+	require.Equal(t, []int{2, 2}, counts(a, b), "c's leases are taken at once, without waiting for LEASE_TIMEOUT")
+}
