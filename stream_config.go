@@ -120,7 +120,7 @@ func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logg
 		return err
 	}
 	t := &live.LeasedTailer{API: streams, StreamARN: s.StreamARN, Leases: s, Owner: owner, Timeout: cfg.Stream.LeaseTimeout,
-		Poll: cfg.StreamPoll, Log: log,
+		Poll: cfg.StreamPoll, Log: log, CheckpointLag: checkpointLag(cfg, n),
 		Handle: func(ctx context.Context, records []live.Record) error {
 			if n != nil {
 				n.HandleRecords(ctx, records)
@@ -134,6 +134,17 @@ func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logg
 	log.Info("reading the table's stream through shard leases", "owner", owner, "notifier", n != nil, "broker", publish)
 	go t.Run(ctx)
 	return nil
+}
+
+// checkpointLag holds checkpoints back past the notifier's batch window
+// (and its sending), so that a batch this instance took but had not sent
+// when it died is read again by the shard's next holder; the markers drop
+// what it had sent.
+func checkpointLag(cfg config, n *notify.Notifier) time.Duration {
+	if n == nil {
+		return 0
+	}
+	return cfg.Notify.Window + 10*time.Second
 }
 
 // leaseOwner names this process in the leases: host, pid and a random

@@ -60,6 +60,11 @@ type LeasedTailer struct {
 	Timeout time.Duration
 	// Poll is the wait between reads of a shard that had nothing new.
 	Poll time.Duration
+	// CheckpointLag holds a batch's checkpoint back this long after Handle
+	// returned, for a consumer that finishes its work later (the notifier
+	// sends a window after it took an event): a shard taken over is then
+	// read again from before anything unfinished. 0: at once.
+	CheckpointLag time.Duration
 	// Now is the clock expiry is judged by (nil: time.Now).
 	Now func() time.Time
 	// Log reports trouble.
@@ -424,21 +429,7 @@ func (t *LeasedTailer) take(ctx context.Context, l store.Lease) bool {
 	t.mu.Unlock()
 	r := shardReader{API: t.API, log: t.log(), arn: arn, shard: l.Shard, from: types.ShardIteratorTypeTrimHorizon,
 		after: taken.Checkpoint, handle: t.Handle,
-		handled: func(ctx context.Context, seq string, ended bool) error {
-			err := t.Leases.CheckpointLease(ctx, taken, seq, ended)
-			if errors.Is(err, store.ErrLeaseLost) {
-				return err
-			}
-			if err == nil && ended {
-				t.mu.Lock()
-				h.finished = true
-				t.mu.Unlock()
-			}
-			if err != nil && ctx.Err() == nil {
-				t.log().Warn("stream leases: checkpoint failed", "shard", l.Shard, "err", err)
-			}
-			return nil
-		}}
+		handled: t.checkpointer(taken, h)}
 	if taken.Checkpoint == "" {
 		// Nobody read this shard before: what it holds from before this
 		// instance started is backlog (the notifier still wants it); a
@@ -465,6 +456,52 @@ func (t *LeasedTailer) take(ctx context.Context, l store.Lease) bool {
 		}
 	}()
 	return true
+}
+
+// checkpointer writes a held shard's checkpoints as its reader hands
+// batches over, each CheckpointLag after the batch was handled (the
+// notifier sends a batch a window after taking it: a checkpoint past it
+// would lose it if this instance died meanwhile); a lost lease stops the
+// reader.
+func (t *LeasedTailer) checkpointer(l store.Lease, h *heldLease) func(ctx context.Context, seq string, ended bool) error {
+	type handled struct {
+		seq string
+		at  time.Time
+	}
+	var waiting []handled
+	return func(ctx context.Context, seq string, ended bool) error {
+		if ended && t.CheckpointLag > 0 {
+			sleep(ctx, t.CheckpointLag) // the shard's last batches settle first
+		}
+		now := t.now()
+		waiting = append(waiting, handled{seq: seq, at: now})
+		due := -1
+		for i, w := range waiting {
+			if ended || !w.at.After(now.Add(-t.CheckpointLag)) {
+				due = i
+			}
+		}
+		if due < 0 || ctx.Err() != nil {
+			return nil
+		}
+		err := t.Leases.CheckpointLease(ctx, l, waiting[due].seq, ended)
+		if errors.Is(err, store.ErrLeaseLost) {
+			return err
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				t.log().Warn("stream leases: checkpoint failed", "shard", l.Shard, "err", err)
+			}
+			return nil
+		}
+		waiting = waiting[due+1:]
+		if ended {
+			t.mu.Lock()
+			h.finished = true
+			t.mu.Unlock()
+		}
+		return nil
+	}
 }
 
 // describeShards lists every shard of the stream, page by page.
