@@ -81,6 +81,8 @@ type config struct {
 	// Introspection and FieldSuggestions: INTROSPECTION and FIELD_SUGGESTIONS.
 	Introspection    bool
 	FieldSuggestions bool
+	// FastMarshal: FAST_MARSHAL, the executor's fast path for hot lists.
+	FastMarshal bool
 	// Metrics: METRICS; MetricsAddr: METRICS_ADDR, a listener of their own
 	// ("": /metrics on PORT).
 	Metrics     bool
@@ -226,6 +228,9 @@ func loadConfig() (config, error) {
 	// Suggestions would spell out the schema introspection hides.
 	if c.FieldSuggestions, err = strconv.ParseBool(env("FIELD_SUGGESTIONS", strconv.FormatBool(c.Introspection))); err != nil {
 		return c, fmt.Errorf("FIELD_SUGGESTIONS must be true or false")
+	}
+	if c.FastMarshal, err = strconv.ParseBool(env("FAST_MARSHAL", "true")); err != nil {
+		return c, fmt.Errorf("FAST_MARSHAL must be true or false")
 	}
 	if c.Metrics, err = strconv.ParseBool(env("METRICS", "true")); err != nil {
 		return c, fmt.Errorf("METRICS must be true or false")
@@ -492,7 +497,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,
 			Live: hub, LiveLimits: cfg.LiveLimits, LiveDone: liveCtx,
 			TrustedDocuments: trusted, DisableIntrospection: !cfg.Introspection, DisableSuggestions: !cfg.FieldSuggestions,
-			Metrics: m, MetricsElsewhere: cfg.MetricsAddr != "",
+			Metrics: m, MetricsElsewhere: cfg.MetricsAddr != "", GenericMarshal: !cfg.FastMarshal,
 			Rates: cfg.Rates.service(s, log),
 			Bot:   bot, WebhookSecret: cfg.WebhookSecret,
 			Reminders: reminders(notifier),
