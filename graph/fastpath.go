@@ -112,7 +112,7 @@ func (p *fastPath) render(ctx context.Context, sel ast.SelectionSet, res any) (m
 		}
 	}
 	w.dry = false
-	w.b.B = make([]byte, 0, len(w.b.B)+len(w.b.B)/2)
+	w.b.B = w.b.B[:0] // the first pass sized it
 	w.value(sel, res)
 	return &w.b
 }

@@ -40,6 +40,7 @@ type options struct {
 	screens    []string      // which screens to run, in order
 	keepTable  bool          // leave the table behind (with an external endpoint)
 	loaderWait time.Duration // the server's dataloader batch window (0: its default)
+	generic    bool          // the server without its fast path (FAST_MARSHAL=false)
 }
 
 // allScreens is every screen the tool knows, in the order it prints them.
@@ -54,6 +55,7 @@ func main() {
 	flag.StringVar(&screens, "screens", strings.Join(allScreens, ","), "comma-separated screens to run: "+strings.Join(allScreens, ", "))
 	flag.BoolVar(&o.keepTable, "keep-table", false, "do not drop the table at the end")
 	flag.DurationVar(&o.loaderWait, "loader-wait", 0, "the server's dataloader batch window (0: the server's default)")
+	flag.BoolVar(&o.generic, "generic-marshal", false, "run the server without its fast path for hot lists (FAST_MARSHAL=false)")
 	flag.Parse()
 	for _, s := range strings.Split(screens, ",") {
 		if s = strings.TrimSpace(s); s == "" {
@@ -168,7 +170,7 @@ func run(ctx context.Context, o options, cleanups *cleanupList) error {
 	handler := httpapi.New(httpapi.Config{
 		Store:      s,
 		Log:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		LoaderWait: o.loaderWait,
+		LoaderWait: o.loaderWait, GenericMarshal: o.generic,
 	})
 	srv := &serverSide{handler: handler, auth: "Bearer " + token, calls: serverCalls}
 
