@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -54,7 +53,7 @@ func (ec *executionContext) _Balance_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Balance_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, true, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Balance_member(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -109,7 +108,7 @@ func (ec *executionContext) _Balance_currency(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Balance_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "String")
 }
 
 func (ec *executionContext) _Balance_paid(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -132,7 +131,7 @@ func (ec *executionContext) _Balance_paid(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Balance_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Balance_owed(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -155,7 +154,7 @@ func (ec *executionContext) _Balance_owed(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Balance_owed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Balance_sent(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -178,7 +177,7 @@ func (ec *executionContext) _Balance_sent(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Balance_sent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Balance_received(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -201,7 +200,7 @@ func (ec *executionContext) _Balance_received(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Balance_received(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Balance_net(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -224,7 +223,7 @@ func (ec *executionContext) _Balance_net(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Balance_net(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Debt_id(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -247,7 +246,7 @@ func (ec *executionContext) _Debt_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Debt_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Debt_from(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -334,7 +333,7 @@ func (ec *executionContext) _Debt_amount(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Debt_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Debt_currency(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -357,7 +356,7 @@ func (ec *executionContext) _Debt_currency(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Debt_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, "String")
 }
 
 func (ec *executionContext) _Debt_parts(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -410,8 +409,7 @@ func (ec *executionContext) _Balance(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, balanceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -422,43 +420,11 @@ func (ec *executionContext) _Balance(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "member":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Balance_member(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Balance_member(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "currency":
 			out.Values[i] = ec._Balance_currency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -498,14 +464,10 @@ func (ec *executionContext) _Balance(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -516,8 +478,7 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, debtImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -528,81 +489,17 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "from":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_from(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Debt_from(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "to":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_to(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Debt_to(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "amount":
 			out.Values[i] = ec._Debt_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -627,14 +524,10 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }

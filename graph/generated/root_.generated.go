@@ -2553,21 +2553,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
-		ec.unmarshalInputCreateAccessTokenInput,
-		ec.unmarshalInputCreateExpenseInput,
-		ec.unmarshalInputCreateGroupInput,
-		ec.unmarshalInputCreateInviteInput,
-		ec.unmarshalInputCreateRecurringExpenseInput,
-		ec.unmarshalInputCreateSettlementInput,
-		ec.unmarshalInputNotificationSettingsInput,
-		ec.unmarshalInputPaymentInput,
-		ec.unmarshalInputSplitInput,
-		ec.unmarshalInputUpdateExpenseInput,
-		ec.unmarshalInputUpdateGroupInput,
-		ec.unmarshalInputUpdateRecurringExpenseInput,
-		ec.unmarshalInputUpdateSettlementInput,
-	)
+	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("CreateAccessTokenInput", ec.unmarshalInputCreateAccessTokenInput),
+			graphql.NewInputUnmarshaler("CreateExpenseInput", ec.unmarshalInputCreateExpenseInput),
+			graphql.NewInputUnmarshaler("CreateGroupInput", ec.unmarshalInputCreateGroupInput),
+			graphql.NewInputUnmarshaler("CreateInviteInput", ec.unmarshalInputCreateInviteInput),
+			graphql.NewInputUnmarshaler("CreateRecurringExpenseInput", ec.unmarshalInputCreateRecurringExpenseInput),
+			graphql.NewInputUnmarshaler("CreateSettlementInput", ec.unmarshalInputCreateSettlementInput),
+			graphql.NewInputUnmarshaler("NotificationSettingsInput", ec.unmarshalInputNotificationSettingsInput),
+			graphql.NewInputUnmarshaler("PaymentInput", ec.unmarshalInputPaymentInput),
+			graphql.NewInputUnmarshaler("SplitInput", ec.unmarshalInputSplitInput),
+			graphql.NewInputUnmarshaler("UpdateExpenseInput", ec.unmarshalInputUpdateExpenseInput),
+			graphql.NewInputUnmarshaler("UpdateGroupInput", ec.unmarshalInputUpdateGroupInput),
+			graphql.NewInputUnmarshaler("UpdateRecurringExpenseInput", ec.unmarshalInputUpdateRecurringExpenseInput),
+			graphql.NewInputUnmarshaler("UpdateSettlementInput", ec.unmarshalInputUpdateSettlementInput),
+		)
+	}
 	first := true
 
 	switch opCtx.Operation.Operation {
@@ -2577,7 +2579,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			var data graphql.Marshaler
 			if first {
 				first = false
-				ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+				ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 				data = ec._Query(ctx, opCtx.Operation.SelectionSet)
 			} else {
 				if atomic.LoadInt32(&ec.PendingDeferred) > 0 {
@@ -2607,7 +2609,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				return nil
 			}
 			first = false
-			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
 			data.MarshalGQL(&buf)
