@@ -27,11 +27,6 @@ func (r *expenseResolver) Payer(ctx context.Context, obj *store.Expense) (*store
 	return member(ctx, obj.GroupID, obj.PayerID)
 }
 
-// Category is the resolver for the category field.
-func (r *expenseResolver) Category(ctx context.Context, obj *store.Expense) (*string, error) {
-	return nullable(obj.Category), nil
-}
-
 // RestorableUntil is the resolver for the restorableUntil field.
 func (r *expenseResolver) RestorableUntil(ctx context.Context, obj *store.Expense) (*time.Time, error) {
 	if obj.DeletedAt == nil {

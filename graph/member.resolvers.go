@@ -16,26 +16,6 @@ import (
 	"github.com/fracti/api/ton"
 )
 
-// ID is the resolver for the id field.
-func (r *memberResolver) ID(ctx context.Context, obj *store.Member) (string, error) {
-	return memberID(obj.GroupID, obj.UserID), nil
-}
-
-// Username is the resolver for the username field.
-func (r *memberResolver) Username(ctx context.Context, obj *store.Member) (*string, error) {
-	return nullable(obj.Username), nil
-}
-
-// Wallet is the resolver for the wallet field.
-func (r *memberResolver) Wallet(ctx context.Context, obj *store.Member) (*string, error) {
-	return nullable(obj.Wallet), nil
-}
-
-// AvatarURL is the resolver for the avatarUrl field.
-func (r *memberResolver) AvatarURL(ctx context.Context, obj *store.Member) (*string, error) {
-	return nullable(obj.AvatarURL), nil
-}
-
 // Group is the resolver for the group field.
 func (r *memberResolver) Group(ctx context.Context, obj *store.Member) (*store.Group, error) {
 	return group(ctx, obj.GroupID)

@@ -158,11 +158,6 @@ func (r *settlementResolver) To(ctx context.Context, obj *store.Settlement) (*st
 	return member(ctx, obj.GroupID, obj.ToUserID)
 }
 
-// TxHash is the resolver for the txHash field.
-func (r *settlementResolver) TxHash(ctx context.Context, obj *store.Settlement) (*string, error) {
-	return nullable(obj.TxHash), nil
-}
-
 // ConfirmedBy is the resolver for the confirmedBy field.
 func (r *settlementResolver) ConfirmedBy(ctx context.Context, obj *store.Settlement) (*store.Member, error) {
 	return optionalMember(ctx, obj.GroupID, obj.ConfirmedBy)

@@ -22,15 +22,9 @@ type ExpenseResolver interface {
 	Group(ctx context.Context, obj *store.Expense) (*store.Group, error)
 	Payer(ctx context.Context, obj *store.Expense) (*store.Member, error)
 
-	Category(ctx context.Context, obj *store.Expense) (*string, error)
-
 	RestorableUntil(ctx context.Context, obj *store.Expense) (*time.Time, error)
 	History(ctx context.Context, obj *store.Expense) ([]store.Revision, error)
-	OriginalAmount(ctx context.Context, obj *store.Expense) (*money.Decimal, error)
-	OriginalCurrency(ctx context.Context, obj *store.Expense) (*string, error)
-	Rate(ctx context.Context, obj *store.Expense) (*money.Decimal, error)
-	RateSource(ctx context.Context, obj *store.Expense) (*string, error)
-	RateDate(ctx context.Context, obj *store.Expense) (*string, error)
+
 	Recurrence(ctx context.Context, obj *store.Expense) (*store.Series, error)
 }
 type PaymentResolver interface {
@@ -256,7 +250,7 @@ func (ec *executionContext) _Expense_category(ctx context.Context, field graphql
 			return ec.fieldContext_Expense_category(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().Category(ctx, obj)
+			return obj.CategoryOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -267,7 +261,7 @@ func (ec *executionContext) _Expense_category(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Expense_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "String")
 }
 
 func (ec *executionContext) _Expense_splitType(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -481,7 +475,7 @@ func (ec *executionContext) _Expense_originalAmount(ctx context.Context, field g
 			return ec.fieldContext_Expense_originalAmount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().OriginalAmount(ctx, obj)
+			return obj.OriginalAmount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
@@ -492,7 +486,7 @@ func (ec *executionContext) _Expense_originalAmount(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Expense_originalAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, "Decimal")
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "Decimal")
 }
 
 func (ec *executionContext) _Expense_originalCurrency(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -504,7 +498,7 @@ func (ec *executionContext) _Expense_originalCurrency(ctx context.Context, field
 			return ec.fieldContext_Expense_originalCurrency(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().OriginalCurrency(ctx, obj)
+			return obj.OriginalCurrency(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -515,7 +509,7 @@ func (ec *executionContext) _Expense_originalCurrency(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Expense_originalCurrency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "String")
 }
 
 func (ec *executionContext) _Expense_rate(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -527,7 +521,7 @@ func (ec *executionContext) _Expense_rate(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Expense_rate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().Rate(ctx, obj)
+			return obj.Rate(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
@@ -538,7 +532,7 @@ func (ec *executionContext) _Expense_rate(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Expense_rate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, "Decimal")
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "Decimal")
 }
 
 func (ec *executionContext) _Expense_rateSource(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -550,7 +544,7 @@ func (ec *executionContext) _Expense_rateSource(ctx context.Context, field graph
 			return ec.fieldContext_Expense_rateSource(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().RateSource(ctx, obj)
+			return obj.RateSource(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -561,7 +555,7 @@ func (ec *executionContext) _Expense_rateSource(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Expense_rateSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "String")
 }
 
 func (ec *executionContext) _Expense_rateDate(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -573,7 +567,7 @@ func (ec *executionContext) _Expense_rateDate(ctx context.Context, field graphql
 			return ec.fieldContext_Expense_rateDate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().RateDate(ctx, obj)
+			return obj.RateDate(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -584,7 +578,7 @@ func (ec *executionContext) _Expense_rateDate(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Expense_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, "Date")
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "Date")
 }
 
 func (ec *executionContext) _Expense_recurrence(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -1542,11 +1536,10 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "category":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Expense_category(ctx, field, obj)
-				})
+			out.Values[i] = ec._Expense_category(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "splitType":
 			out.Values[i] = ec._Expense_splitType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -1590,35 +1583,30 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 					return ec._Expense_history(ctx, field, obj)
 				})
 		case "originalAmount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Expense_originalAmount(ctx, field, obj)
-				})
+			out.Values[i] = ec._Expense_originalAmount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "originalCurrency":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Expense_originalCurrency(ctx, field, obj)
-				})
+			out.Values[i] = ec._Expense_originalCurrency(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "rate":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Expense_rate(ctx, field, obj)
-				})
+			out.Values[i] = ec._Expense_rate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "rateSource":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Expense_rateSource(ctx, field, obj)
-				})
+			out.Values[i] = ec._Expense_rateSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "rateDate":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Expense_rateDate(ctx, field, obj)
-				})
+			out.Values[i] = ec._Expense_rateDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "recurrence":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,

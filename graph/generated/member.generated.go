@@ -18,12 +18,6 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type MemberResolver interface {
-	ID(ctx context.Context, obj *store.Member) (string, error)
-
-	Username(ctx context.Context, obj *store.Member) (*string, error)
-	Wallet(ctx context.Context, obj *store.Member) (*string, error)
-	AvatarURL(ctx context.Context, obj *store.Member) (*string, error)
-
 	Group(ctx context.Context, obj *store.Member) (*store.Group, error)
 	Balances(ctx context.Context, obj *store.Member) ([]model.Balance, error)
 
@@ -48,7 +42,7 @@ func (ec *executionContext) _Member_id(ctx context.Context, field graphql.Collec
 			return ec.fieldContext_Member_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Member().ID(ctx, obj)
+			return obj.NodeID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -59,7 +53,7 @@ func (ec *executionContext) _Member_id(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Member_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Member", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Member", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Member_userId(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
@@ -117,7 +111,7 @@ func (ec *executionContext) _Member_username(ctx context.Context, field graphql.
 			return ec.fieldContext_Member_username(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Member().Username(ctx, obj)
+			return obj.UsernameOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -128,7 +122,7 @@ func (ec *executionContext) _Member_username(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Member_username(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Member", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Member", field, true, false, "String")
 }
 
 func (ec *executionContext) _Member_wallet(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
@@ -140,7 +134,7 @@ func (ec *executionContext) _Member_wallet(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Member_wallet(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Member().Wallet(ctx, obj)
+			return obj.WalletOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -151,7 +145,7 @@ func (ec *executionContext) _Member_wallet(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Member_wallet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Member", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Member", field, true, false, "String")
 }
 
 func (ec *executionContext) _Member_avatarUrl(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
@@ -163,7 +157,7 @@ func (ec *executionContext) _Member_avatarUrl(ctx context.Context, field graphql
 			return ec.fieldContext_Member_avatarUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Member().AvatarURL(ctx, obj)
+			return obj.AvatarURLOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -174,7 +168,7 @@ func (ec *executionContext) _Member_avatarUrl(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Member_avatarUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Member", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Member", field, true, false, "String")
 }
 
 func (ec *executionContext) _Member_joinedAt(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
@@ -398,11 +392,10 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Member")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Member_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Member_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "userId":
 			out.Values[i] = ec._Member_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -414,23 +407,20 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "username":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Member_username(ctx, field, obj)
-				})
+			out.Values[i] = ec._Member_username(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "wallet":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Member_wallet(ctx, field, obj)
-				})
+			out.Values[i] = ec._Member_wallet(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "avatarUrl":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Member_avatarUrl(ctx, field, obj)
-				})
+			out.Values[i] = ec._Member_avatarUrl(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "joinedAt":
 			out.Values[i] = ec._Member_joinedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

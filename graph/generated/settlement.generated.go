@@ -23,14 +23,7 @@ type SettlementResolver interface {
 	From(ctx context.Context, obj *store.Settlement) (*store.Member, error)
 	To(ctx context.Context, obj *store.Settlement) (*store.Member, error)
 
-	TxHash(ctx context.Context, obj *store.Settlement) (*string, error)
-
 	ConfirmedBy(ctx context.Context, obj *store.Settlement) (*store.Member, error)
-	SettlesCurrency(ctx context.Context, obj *store.Settlement) (*string, error)
-	SettledAmount(ctx context.Context, obj *store.Settlement) (*money.Decimal, error)
-	Rate(ctx context.Context, obj *store.Settlement) (*money.Decimal, error)
-	RateSource(ctx context.Context, obj *store.Settlement) (*string, error)
-	RateDate(ctx context.Context, obj *store.Settlement) (*string, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -215,7 +208,7 @@ func (ec *executionContext) _Settlement_txHash(ctx context.Context, field graphq
 			return ec.fieldContext_Settlement_txHash(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().TxHash(ctx, obj)
+			return obj.TxHashOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -226,7 +219,7 @@ func (ec *executionContext) _Settlement_txHash(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_txHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "String")
 }
 
 func (ec *executionContext) _Settlement_status(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -339,7 +332,7 @@ func (ec *executionContext) _Settlement_settlesCurrency(ctx context.Context, fie
 			return ec.fieldContext_Settlement_settlesCurrency(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().SettlesCurrency(ctx, obj)
+			return obj.SettlesCurrency(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -350,7 +343,7 @@ func (ec *executionContext) _Settlement_settlesCurrency(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_settlesCurrency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "String")
 }
 
 func (ec *executionContext) _Settlement_settledAmount(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -362,7 +355,7 @@ func (ec *executionContext) _Settlement_settledAmount(ctx context.Context, field
 			return ec.fieldContext_Settlement_settledAmount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().SettledAmount(ctx, obj)
+			return obj.SettledAmount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
@@ -373,7 +366,7 @@ func (ec *executionContext) _Settlement_settledAmount(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_settledAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, "Decimal")
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "Decimal")
 }
 
 func (ec *executionContext) _Settlement_rate(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -385,7 +378,7 @@ func (ec *executionContext) _Settlement_rate(ctx context.Context, field graphql.
 			return ec.fieldContext_Settlement_rate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().Rate(ctx, obj)
+			return obj.Rate(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
@@ -396,7 +389,7 @@ func (ec *executionContext) _Settlement_rate(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_rate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, "Decimal")
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "Decimal")
 }
 
 func (ec *executionContext) _Settlement_rateSource(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -408,7 +401,7 @@ func (ec *executionContext) _Settlement_rateSource(ctx context.Context, field gr
 			return ec.fieldContext_Settlement_rateSource(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().RateSource(ctx, obj)
+			return obj.RateSource(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -419,7 +412,7 @@ func (ec *executionContext) _Settlement_rateSource(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_rateSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, "String")
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "String")
 }
 
 func (ec *executionContext) _Settlement_rateDate(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -431,7 +424,7 @@ func (ec *executionContext) _Settlement_rateDate(ctx context.Context, field grap
 			return ec.fieldContext_Settlement_rateDate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().RateDate(ctx, obj)
+			return obj.RateDate(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -442,7 +435,7 @@ func (ec *executionContext) _Settlement_rateDate(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, "Date")
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "Date")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -660,11 +653,10 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "txHash":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Settlement_txHash(ctx, field, obj)
-				})
+			out.Values[i] = ec._Settlement_txHash(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "status":
 			out.Values[i] = ec._Settlement_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -687,35 +679,30 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 					return ec._Settlement_confirmedBy(ctx, field, obj)
 				})
 		case "settlesCurrency":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Settlement_settlesCurrency(ctx, field, obj)
-				})
+			out.Values[i] = ec._Settlement_settlesCurrency(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "settledAmount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Settlement_settledAmount(ctx, field, obj)
-				})
+			out.Values[i] = ec._Settlement_settledAmount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "rate":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Settlement_rate(ctx, field, obj)
-				})
+			out.Values[i] = ec._Settlement_rate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "rateSource":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Settlement_rateSource(ctx, field, obj)
-				})
+			out.Values[i] = ec._Settlement_rateSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "rateDate":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Settlement_rateDate(ctx, field, obj)
-				})
+			out.Values[i] = ec._Settlement_rateDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
