@@ -62,4 +62,4 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-tool github.com/99designs/gqlgen
+tool github.com/fracti/api/cmd/gqlgen

@@ -27,7 +27,7 @@ var (
 
 func memberID(groupID, userID string) string { return store.MemberNodeID(groupID, userID) }
 
-func partID(expenseID, userID string) string { return expenseID + ":" + userID }
+func partID(expenseID, userID string) string { return store.PartNodeID(expenseID, userID) }
 
 // parseMemberID splits a Member id; ok is false if id is not one.
 func parseMemberID(id string) (groupID, userID string, ok bool) {

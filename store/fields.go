@@ -12,6 +12,16 @@ import "github.com/fracti/api/money"
 // by type and id).
 func MemberNodeID(groupID, userID string) string { return groupID + ":" + userID }
 
+// PartNodeID is the GraphQL id of a payer's or a beneficiary's part of an
+// expense (a Payment, a Split, a Share): "<expenseId>:<userId>".
+func PartNodeID(expenseID, userID string) string { return expenseID + ":" + userID }
+
+// NodeID is the payment's GraphQL id (PartNodeID).
+func (p *Payment) NodeID() string { return PartNodeID(p.ExpenseID, p.UserID) }
+
+// NodeID is the split's GraphQL id (PartNodeID).
+func (sp *Split) NodeID() string { return PartNodeID(sp.ExpenseID, sp.UserID) }
+
 // NodeID is the membership's GraphQL id (MemberNodeID).
 func (m *Member) NodeID() string { return MemberNodeID(m.GroupID, m.UserID) }
 

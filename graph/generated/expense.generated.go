@@ -20,7 +20,7 @@ import (
 
 type ExpenseResolver interface {
 	Group(ctx context.Context, obj *store.Expense) (*store.Group, error)
-	Payer(ctx context.Context, obj *store.Expense) (*store.Member, error)
+	Payer(ctx context.Context, objs []*store.Expense) ([]*store.Member, error)
 
 	RestorableUntil(ctx context.Context, obj *store.Expense) (*time.Time, error)
 	History(ctx context.Context, obj *store.Expense) ([]store.Revision, error)
@@ -28,9 +28,7 @@ type ExpenseResolver interface {
 	Recurrence(ctx context.Context, obj *store.Expense) (*store.Series, error)
 }
 type PaymentResolver interface {
-	ID(ctx context.Context, obj *store.Payment) (string, error)
-
-	Member(ctx context.Context, obj *store.Payment) (*store.Member, error)
+	Member(ctx context.Context, objs []*store.Payment) ([]*store.Member, error)
 }
 type ShareResolver interface {
 	ID(ctx context.Context, obj *store.Share) (string, error)
@@ -40,9 +38,7 @@ type ShareResolver interface {
 	Payer(ctx context.Context, obj *store.Share) (*store.Member, error)
 }
 type SplitResolver interface {
-	ID(ctx context.Context, obj *store.Split) (string, error)
-
-	Member(ctx context.Context, obj *store.Split) (*store.Member, error)
+	Member(ctx context.Context, objs []*store.Split) ([]*store.Member, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -117,7 +113,7 @@ func (ec *executionContext) _Expense_payer(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Expense_payer(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().Payer(ctx, obj)
+			return ec.resolveBatch_Expense_payer(ctx, field, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -138,6 +134,29 @@ func (ec *executionContext) fieldContext_Expense_payer(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+func (ec *executionContext) resolveBatch_Expense_payer(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (any, error) {
+	resolver := ec.Resolvers.Expense()
+	if batch, ok := graphql.BatchParentsFor[*store.Expense](ctx, "Expense"); ok {
+		result := batch.FieldResult(field, func() (any, error) {
+			return resolver.Payer(ctx, batch.Parents)
+		})
+		return graphql.ResolveBatchGroupResult[*store.Member](
+			ctx,
+			batch.Index,
+			len(batch.Parents),
+			result,
+			"Expense.payer",
+			batch.IndexMap,
+		)
+	}
+	results, err := resolver.Payer(ctx, []*store.Expense{obj})
+	return graphql.ResolveBatchSingleResult[*store.Member](
+		ctx,
+		results,
+		err,
+		"Expense.payer",
+	)
 }
 
 func (ec *executionContext) _Expense_payers(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -645,7 +664,7 @@ func (ec *executionContext) _Payment_id(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Payment_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Payment().ID(ctx, obj)
+			return obj.NodeID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -656,7 +675,7 @@ func (ec *executionContext) _Payment_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Payment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Payment", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Payment", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Payment_userId(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
@@ -691,7 +710,7 @@ func (ec *executionContext) _Payment_member(ctx context.Context, field graphql.C
 			return ec.fieldContext_Payment_member(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Payment().Member(ctx, obj)
+			return ec.resolveBatch_Payment_member(ctx, field, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -712,6 +731,29 @@ func (ec *executionContext) fieldContext_Payment_member(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+func (ec *executionContext) resolveBatch_Payment_member(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (any, error) {
+	resolver := ec.Resolvers.Payment()
+	if batch, ok := graphql.BatchParentsFor[*store.Payment](ctx, "Payment"); ok {
+		result := batch.FieldResult(field, func() (any, error) {
+			return resolver.Member(ctx, batch.Parents)
+		})
+		return graphql.ResolveBatchGroupResult[*store.Member](
+			ctx,
+			batch.Index,
+			len(batch.Parents),
+			result,
+			"Payment.member",
+			batch.IndexMap,
+		)
+	}
+	results, err := resolver.Member(ctx, []*store.Payment{obj})
+	return graphql.ResolveBatchSingleResult[*store.Member](
+		ctx,
+		results,
+		err,
+		"Payment.member",
+	)
 }
 
 func (ec *executionContext) _Payment_amount(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
@@ -980,7 +1022,7 @@ func (ec *executionContext) _Split_id(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Split_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Split().ID(ctx, obj)
+			return obj.NodeID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -991,7 +1033,7 @@ func (ec *executionContext) _Split_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Split_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Split", field, true, true, "ID")
+	return graphql.NewScalarFieldContext("Split", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Split_userId(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
@@ -1026,7 +1068,7 @@ func (ec *executionContext) _Split_member(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Split_member(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Split().Member(ctx, obj)
+			return ec.resolveBatch_Split_member(ctx, field, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -1047,6 +1089,29 @@ func (ec *executionContext) fieldContext_Split_member(_ context.Context, field g
 		},
 	}
 	return fc, nil
+}
+func (ec *executionContext) resolveBatch_Split_member(ctx context.Context, field graphql.CollectedField, obj *store.Split) (any, error) {
+	resolver := ec.Resolvers.Split()
+	if batch, ok := graphql.BatchParentsFor[*store.Split](ctx, "Split"); ok {
+		result := batch.FieldResult(field, func() (any, error) {
+			return resolver.Member(ctx, batch.Parents)
+		})
+		return graphql.ResolveBatchGroupResult[*store.Member](
+			ctx,
+			batch.Index,
+			len(batch.Parents),
+			result,
+			"Split.member",
+			batch.IndexMap,
+		)
+	}
+	results, err := resolver.Member(ctx, []*store.Split{obj})
+	return graphql.ResolveBatchSingleResult[*store.Member](
+		ctx,
+		results,
+		err,
+		"Split.member",
+	)
 }
 
 func (ec *executionContext) _Split_amount(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
@@ -1647,26 +1712,24 @@ func (ec *executionContext) _Payment(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Payment")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Payment_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Payment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "userId":
 			out.Values[i] = ec._Payment_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "member":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Payment_member(ctx, field, obj)
-				})
+			out.Values[i] = ec._Payment_member(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "amount":
 			out.Values[i] = ec._Payment_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -1774,36 +1837,34 @@ func (ec *executionContext) _Split(ctx context.Context, sel ast.SelectionSet, ob
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Split")
 		case "id":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Split_id(ctx, field, obj)
-				})
+			out.Values[i] = ec._Split_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "userId":
 			out.Values[i] = ec._Split_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "member":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Split_member(ctx, field, obj)
-				})
+			out.Values[i] = ec._Split_member(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "amount":
 			out.Values[i] = ec._Split_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "percentage":
 			out.Values[i] = ec._Split_percentage(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "shares":
 			out.Values[i] = ec._Split_shares(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -1841,6 +1902,7 @@ func (ec *executionContext) marshalNExpense2githubᚗcomᚋfractiᚋapiᚋstore�
 }
 
 func (ec *executionContext) marshalNExpense2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐExpenseᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Expense) graphql.Marshaler {
+	ctx = graphql.WithBatchParentValues(ctx, "Expense", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
@@ -1869,6 +1931,7 @@ func (ec *executionContext) marshalNPayment2githubᚗcomᚋfractiᚋapiᚋstore�
 }
 
 func (ec *executionContext) marshalNPayment2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐPaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Payment) graphql.Marshaler {
+	ctx = graphql.WithBatchParentValues(ctx, "Payment", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
@@ -1922,6 +1985,7 @@ func (ec *executionContext) marshalNSplit2githubᚗcomᚋfractiᚋapiᚋstoreᚐ
 }
 
 func (ec *executionContext) marshalNSplit2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Split) graphql.Marshaler {
+	ctx = graphql.WithBatchParentValues(ctx, "Split", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]

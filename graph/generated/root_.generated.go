@@ -327,8 +327,8 @@ type ComplexityRoot struct {
 
 	Payment struct {
 		Amount func(childComplexity int) int
-		ID     func(childComplexity int) int
 		Member func(childComplexity int) int
+		NodeID func(childComplexity int) int
 		UserID func(childComplexity int) int
 	}
 
@@ -444,8 +444,8 @@ type ComplexityRoot struct {
 
 	Split struct {
 		Amount     func(childComplexity int) int
-		ID         func(childComplexity int) int
 		Member     func(childComplexity int) int
+		NodeID     func(childComplexity int) int
 		Percentage func(childComplexity int) int
 		Shares     func(childComplexity int) int
 		UserID     func(childComplexity int) int
@@ -1832,18 +1832,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Payment.Amount(childComplexity), true
-	case "Payment.id":
-		if e.ComplexityRoot.Payment.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Payment.ID(childComplexity), true
 	case "Payment.member":
 		if e.ComplexityRoot.Payment.Member == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Payment.Member(childComplexity), true
+	case "Payment.id":
+		if e.ComplexityRoot.Payment.NodeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.NodeID(childComplexity), true
 	case "Payment.userId":
 		if e.ComplexityRoot.Payment.UserID == nil {
 			break
@@ -2344,18 +2344,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Split.Amount(childComplexity), true
-	case "Split.id":
-		if e.ComplexityRoot.Split.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Split.ID(childComplexity), true
 	case "Split.member":
 		if e.ComplexityRoot.Split.Member == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Split.Member(childComplexity), true
+	case "Split.id":
+		if e.ComplexityRoot.Split.NodeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Split.NodeID(childComplexity), true
 	case "Split.percentage":
 		if e.ComplexityRoot.Split.Percentage == nil {
 			break
