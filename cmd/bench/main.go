@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,6 +44,7 @@ type options struct {
 	loaderWait time.Duration // the server's dataloader batch window (0: its default)
 	gcDefaults bool          // apply the server's GOGC/GOMEMLIMIT defaults (gctune) as serve does
 	before     string        // a saved report whose execution figures are the "before"
+	cpuProfile string        // where to write a CPU profile of the group screen's execution runs
 }
 
 // allScreens is every screen the tool knows, in the order it prints them.
@@ -58,6 +60,7 @@ func main() {
 	flag.BoolVar(&o.keepTable, "keep-table", false, "do not drop the table at the end")
 	flag.DurationVar(&o.loaderWait, "loader-wait", 0, "the server's dataloader batch window (0: the server's default)")
 	flag.BoolVar(&o.gcDefaults, "gc-defaults", true, "apply the server's garbage collector defaults (GOGC, GOMEMLIMIT where unset) as `serve` does")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the group screen's execution runs (the screen asked once and twice, sequentially) to this file")
 	flag.StringVar(&o.before, "before", "", "a report this tool printed earlier: its execution figures are shown beside this run's as the before")
 	flag.Parse()
 	for _, s := range strings.Split(screens, ",") {
@@ -207,7 +210,13 @@ func run(ctx context.Context, o options, cleanups *cleanupList) error {
 		tput = append(tput, t)
 		if name == "group" {
 			fmt.Fprintln(os.Stderr, "measuring the group screen's execution alone ...")
-			if exec, err = measureExecution(ctx, srv, data.bigGroup, o.n); err != nil {
+			stop, err := startCPUProfile(o.cpuProfile)
+			if err != nil {
+				return err
+			}
+			exec, err = measureExecution(ctx, srv, data.bigGroup, o.n)
+			stop()
+			if err != nil {
 				return fmt.Errorf("execution: %w", err)
 			}
 		}
@@ -292,4 +301,24 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// startCPUProfile starts a CPU profile into path ("": none) and returns
+// what stops it.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
