@@ -61,7 +61,7 @@ func main() {
 	flag.DurationVar(&o.loaderWait, "loader-wait", 0, "the server's dataloader batch window (0: the server's default)")
 	flag.BoolVar(&o.gcDefaults, "gc-defaults", true, "apply the server's garbage collector defaults (GOGC, GOMEMLIMIT where unset) as `serve` does")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the group screen's execution runs (the screen asked once and twice, sequentially) to this file")
-	flag.StringVar(&o.before, "before", "", "a report this tool printed earlier: its execution figures are shown beside this run's as the before")
+	flag.StringVar(&o.before, "before", "", "a report this tool printed earlier: its execution figures are shown beside this run's as the before (default: main's before issue 27, before_issue27.txt)")
 	flag.Parse()
 	for _, s := range strings.Split(screens, ",") {
 		if s = strings.TrimSpace(s); s == "" {
