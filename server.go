@@ -99,6 +99,8 @@ type config struct {
 	WebhookSecret string
 	// Notify: NOTIFY, NOTIFY_BATCH_WINDOW, NOTIFY_MAX_AGE, NOTIFY_JOB_INTERVAL.
 	Notify notifyConfig
+	// GC: GOGC and GOMEMLIMIT (gc_config.go).
+	GC gcConfig
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -254,6 +256,7 @@ func loadConfig() (config, error) {
 	if c.Rates, err = loadRatesConfig(); err != nil {
 		return c, err
 	}
+	c.GC = loadGCConfig()
 	if s := getenv("CURSOR_SECRET"); s != "" {
 		c.CursorSecret, c.secretFromEnv = []byte(s), true
 	} else {
@@ -446,6 +449,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	cfg.GC.apply(log)
 
 	// A manifest that does not fit the schema stops the server before it serves anything.
 	var trusted *graph.TrustedDocuments
