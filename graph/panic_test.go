@@ -48,7 +48,11 @@ func TestPanicInOneListElementIsThatElementsError(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := graph.NewHandler(&graph.Resolver{Store: g.store}, graph.HandlerConfig{})
+			// The panics are injected by a field middleware, which runs for
+			// each field of the generic path only: the fast path writes these
+			// lists without one (and leaves to this path whatever panics in
+			// it, TestFastPathFallsBack).
+			srv := graph.NewHandler(&graph.Resolver{Store: g.store}, graph.HandlerConfig{GenericMarshal: true})
 			srv.AddTransport(transport.POST{})
 			srv.AroundFields(func(ctx context.Context, next graphql.Resolver) (any, error) {
 				if graphql.GetFieldContext(ctx).Path().String() == tc.path {
