@@ -2,8 +2,10 @@ package graph
 
 import (
 	"context"
+	"errors"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
@@ -36,8 +38,34 @@ func memberRefs[P any](ctx context.Context, parents []*P, ref func(*P) (groupID,
 			errs[i] = missingMember(keys[i].GroupID, keys[i].UserID)
 		}
 	}
-	if errs != nil {
-		return ms, graphql.BatchErrorList(errs)
+	if errs == nil {
+		return ms, nil
 	}
-	return ms, nil
+	for i, err := range errs {
+		if err != nil {
+			errs[i] = located(ctx, err)
+		}
+	}
+	return ms, graphql.BatchErrorList(errs)
+}
+
+// located is a batch resolver's error for one parent as gqlgen reports a
+// resolver's error: with the field's place in the query. gqlgen adds each
+// parent's path to a batch error but, unlike a resolver's, not its
+// location (the field's place is the same for every parent).
+func located(ctx context.Context, err error) error {
+	var loc []gqlerror.Location
+	if fc := graphql.GetFieldContext(ctx); fc != nil && fc.Field.Position != nil && fc.Field.Position.Line != 0 {
+		loc = []gqlerror.Location{{Line: fc.Field.Position.Line, Column: fc.Field.Position.Column}}
+	}
+	if g, ok := errors.AsType[*gqlerror.Error](err); ok {
+		c := *g
+		if c.Locations == nil {
+			c.Locations = loc
+		}
+		return &c
+	}
+	e := gqlerror.WrapPath(nil, err)
+	e.Locations = loc
+	return e
 }

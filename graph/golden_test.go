@@ -10,9 +10,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/smithy-go"
 
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/httpapi"
@@ -78,6 +84,56 @@ func TestScreensGolden(t *testing.T) {
 	}
 }
 
+// When the members of a list's parents cannot be read, each parent's field
+// is null with its own error, as before batch resolvers: the data byte for
+// byte, and the same errors (in a sorted order: fields resolved at once
+// report in any order).
+func TestScreenErrorsGolden(t *testing.T) {
+	g := newGoldenServer(t)
+	data := g.seed(t)
+	query := `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Expense { id payer { name } payers { member { name } } splits { member { id name } } } } }`
+	vars := map[string]any{"ids": []any{data.expenses[4], data.expenses[5]}}
+	g.post(t, query, vars) // the token's lookup is cached from here on
+	n, _ := g.calls.Load("BatchGetItem")
+	base := n.(int)
+	// The expenses by id and whether any is a group, the viewer's
+	// membership, then the members: that third BatchGetItem fails.
+	fail := func(op string, n int) error {
+		if op == "BatchGetItem" && n >= base+3 {
+			return &smithy.GenericAPIError{Code: "ValidationException", Message: "injected"}
+		}
+		return nil
+	}
+	g.fail.Store(&fail)
+	got := g.post(t, query, vars)
+	g.fail.Store(nil)
+
+	var res struct {
+		Data   json.RawMessage   `json:"data"`
+		Errors []json.RawMessage `json:"errors"`
+	}
+	require.NoError(t, json.Unmarshal(got, &res))
+	require.NotEmpty(t, res.Errors)
+	errs := make([]string, len(res.Errors))
+	for i, e := range res.Errors {
+		// The request's id is random: the one thing normalised.
+		errs[i] = requestID.ReplaceAllString(string(e), `"requestId":"…"`)
+	}
+	sort.Strings(errs)
+	normal := append(append([]byte(`{"data":`), res.Data...), []byte("\n,\"errors\":[\n"+strings.Join(errs, ",\n")+"\n]}\n")...)
+	path := filepath.Join("testdata", "golden", "byid_members_unreadable.json")
+	if *update {
+		require.NoError(t, os.WriteFile(path, normal, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(normal))
+}
+
+// requestID is an error's request id, which is random.
+var requestID = regexp.MustCompile(`"requestId":"[0-9a-f]+"`)
+
 // twiceAliasedQuery asks a one-root-field query's field twice, as a: and
 // b: (the bench's execution measurement asks the group screen so).
 func twiceAliasedQuery(q string) string {
@@ -93,6 +149,11 @@ type goldenServer struct {
 	clock   *testclock.Clock
 	handler http.Handler
 	header  string
+	// fail, when set, decides which DynamoDB calls fail (by operation and
+	// call number, as dynamotest.Fault counts them).
+	fail atomic.Pointer[func(op string, n int) error]
+	// calls is how many calls of each operation the client has made.
+	calls sync.Map
 }
 
 // newGoldenServer starts the API with numbered ids and a clock standing
@@ -101,9 +162,17 @@ func newGoldenServer(t *testing.T) *goldenServer {
 	var n atomic.Int64
 	newID := func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n.Add(1)) }
 	clock := testclock.At(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	s := store.New(dynamotest.Client(t), dynamotest.Table(t), store.Options{CursorSecret: []byte("golden"), Now: clock.Now, NewID: newID})
-	h := httpapi.New(httpapi.Config{Store: s, Now: clock.Now})
-	return &goldenServer{store: s, clock: clock, handler: h}
+	g := &goldenServer{clock: clock}
+	fault := dynamotest.NewFault(func(op string, n int) error {
+		g.calls.Store(op, n)
+		if f := g.fail.Load(); f != nil {
+			return (*f)(op, n)
+		}
+		return nil
+	})
+	g.store = store.New(dynamotest.Client(t, fault.Option()), dynamotest.Table(t), store.Options{CursorSecret: []byte("golden"), Now: clock.Now, NewID: newID})
+	g.handler = httpapi.New(httpapi.Config{Store: g.store, Now: clock.Now})
+	return g
 }
 
 // post sends one operation as the viewer and returns the response body as
