@@ -8,7 +8,7 @@ run: ## Serve on DynamoDB Local at :8080 with the Playground at / (prints a demo
 test: ## go vet + every test with -race against a throwaway in-memory DynamoDB Local
 	scripts/test.sh
 
-generate: ## Regenerate GraphQL code from schema.graphqls and schema/
+generate: ## Regenerate GraphQL code from schema.graphqls and schema/ (cmd/gqlgen: gqlgen with the project's plugins)
 	go tool gqlgen generate
 
 build: ## Build the server binary into bin/

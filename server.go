@@ -81,6 +81,8 @@ type config struct {
 	// Introspection and FieldSuggestions: INTROSPECTION and FIELD_SUGGESTIONS.
 	Introspection    bool
 	FieldSuggestions bool
+	// FastMarshal: FAST_MARSHAL, the executor's fast path for hot lists.
+	FastMarshal bool
 	// Metrics: METRICS; MetricsAddr: METRICS_ADDR, a listener of their own
 	// ("": /metrics on PORT).
 	Metrics     bool
@@ -99,6 +101,8 @@ type config struct {
 	Notify notifyConfig
 	// Stream: LIVE_BROKER, LEASE_TIMEOUT (stream_config.go).
 	Stream streamConfig
+	// GC: GOGC and GOMEMLIMIT (gc_config.go).
+	GC gcConfig
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -229,6 +233,9 @@ func loadConfig() (config, error) {
 	if c.FieldSuggestions, err = strconv.ParseBool(env("FIELD_SUGGESTIONS", strconv.FormatBool(c.Introspection))); err != nil {
 		return c, fmt.Errorf("FIELD_SUGGESTIONS must be true or false")
 	}
+	if c.FastMarshal, err = strconv.ParseBool(env("FAST_MARSHAL", "true")); err != nil {
+		return c, fmt.Errorf("FAST_MARSHAL must be true or false")
+	}
 	if c.Metrics, err = strconv.ParseBool(env("METRICS", "true")); err != nil {
 		return c, fmt.Errorf("METRICS must be true or false")
 	}
@@ -254,6 +261,7 @@ func loadConfig() (config, error) {
 	if c.Rates, err = loadRatesConfig(); err != nil {
 		return c, err
 	}
+	c.GC = loadGCConfig()
 	if s := getenv("CURSOR_SECRET"); s != "" {
 		c.CursorSecret, c.secretFromEnv = []byte(s), true
 	} else {
@@ -456,6 +464,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	cfg.GC.apply(log)
 
 	// A manifest that does not fit the schema stops the server before it serves anything.
 	var trusted *graph.TrustedDocuments
@@ -506,7 +515,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,
 			Live: hub, LiveLimits: cfg.LiveLimits, LiveDone: liveCtx,
 			TrustedDocuments: trusted, DisableIntrospection: !cfg.Introspection, DisableSuggestions: !cfg.FieldSuggestions,
-			Metrics: m, MetricsElsewhere: cfg.MetricsAddr != "",
+			Metrics: m, MetricsElsewhere: cfg.MetricsAddr != "", GenericMarshal: !cfg.FastMarshal,
 			Rates: cfg.Rates.service(s, log),
 			Bot:   bot, WebhookSecret: cfg.WebhookSecret,
 			Reminders: reminders(notifier),

@@ -104,9 +104,15 @@ func member(ctx context.Context, groupID, userID string) (*store.Member, error) 
 	}
 	m, err := loaders.Member(ctx, groupID, userID)
 	if err == nil && m == nil {
-		err = &internalError{fmt.Errorf("member %s of group %s is referenced but missing", userID, groupID)}
+		err = missingMember(groupID, userID)
 	}
 	return m, err
+}
+
+// missingMember is the error of a member reference to nobody: the data is
+// inconsistent, which the client cannot help.
+func missingMember(groupID, userID string) error {
+	return &internalError{fmt.Errorf("member %s of group %s is referenced but missing", userID, groupID)}
 }
 
 // optionalMember is member for a reference that may be unset: nil for "".

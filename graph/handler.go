@@ -38,6 +38,9 @@ type HandlerConfig struct {
 	// ErrorCodes, when set, is told the extensions.code of every error the
 	// executor presents, once per error (metrics).
 	ErrorCodes func(code string)
+	// GenericMarshal turns the fast path off (FAST_MARSHAL=false): every
+	// field is written by gqlgen's generic executor (see fastpath.go).
+	GenericMarshal bool
 }
 
 // liveResponseTimeout bounds resolving one response of an operation sent
@@ -82,6 +85,9 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	srv.SetRecoverFunc(RecoverFunc(r.log()))
 	srv.AroundOperations(r.limitRate)
 	srv.AroundFields(RequireAuth)
+	if !cfg.GenericMarshal {
+		srv.AroundFields(newFastPath(generated.NewExecutableSchema(ec).Schema()).around)
+	}
 	srv.AroundResponses(r.freshLoaders(cfg))
 	return srv
 }

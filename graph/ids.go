@@ -3,6 +3,8 @@ package graph
 import (
 	"regexp"
 	"strings"
+
+	"github.com/fracti/api/store"
 )
 
 // Ids: a User's is the Telegram user id ("123456789"); a Group's, Expense's
@@ -23,9 +25,9 @@ var (
 	uuidPattern         = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
 
-func memberID(groupID, userID string) string { return groupID + ":" + userID }
+func memberID(groupID, userID string) string { return store.MemberNodeID(groupID, userID) }
 
-func partID(expenseID, userID string) string { return expenseID + ":" + userID }
+func partID(expenseID, userID string) string { return store.PartNodeID(expenseID, userID) }
 
 // parseMemberID splits a Member id; ok is false if id is not one.
 func parseMemberID(id string) (groupID, userID string, ok bool) {

@@ -82,6 +82,9 @@ type Config struct {
 	DisableIntrospection bool
 	// DisableSuggestions leaves "Did you mean …?" out of validation errors.
 	DisableSuggestions bool
+	// GenericMarshal turns the executor's fast path for hot lists off
+	// (FAST_MARSHAL=false).
+	GenericMarshal bool
 	// ClientIPHeader names a header a trusted proxy sets to the client's
 	// address (such as X-Forwarded-For; its last address is used); empty:
 	// the address of the connection.
@@ -164,7 +167,7 @@ func New(cfg Config) http.Handler {
 	},
 		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls,
 			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions,
-			LoaderBatches: hooks.loaderBatches, ErrorCodes: hooks.errorCodes})
+			LoaderBatches: hooks.loaderBatches, ErrorCodes: hooks.errorCodes, GenericMarshal: cfg.GenericMarshal})
 	liveT := newLiveTransports(cfg.LiveDone, cfg.CORSOrigins, authn, cfg.LiveLimits, cfg.Log, cfg.Metrics)
 	plain := graphqlHTTP{log: cfg.Log, metrics: cfg.Metrics}
 	gql.AddTransport(liveT.websocket())

@@ -45,6 +45,9 @@ type Options struct {
 	CursorSecret []byte
 	// Now overrides the clock (tests).
 	Now func() time.Time
+	// NewID overrides how new items' ids are made (default: a random UUID),
+	// so that a golden test's responses are the same on every run.
+	NewID func() string
 	// MaxGroupCurrencies bounds the currencies one group may hold balances
 	// in (default DefaultMaxGroupCurrencies), which bounds what reading a
 	// group's balances and debts costs.
@@ -71,6 +74,10 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 	if maxCurrencies <= 0 {
 		maxCurrencies = DefaultMaxGroupCurrencies
 	}
+	newID := opts.NewID
+	if newID == nil {
+		newID = uuid.NewString
+	}
 	syncRetention := opts.SyncRetention
 	if syncRetention <= 0 {
 		syncRetention = DefaultSyncRetention
@@ -80,7 +87,7 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 		table:         table,
 		cursors:       cursorCodec{secret: opts.CursorSecret},
 		now:           now,
-		newID:         func() string { return uuid.NewString() },
+		newID:         newID,
 		maxCurrencies: maxCurrencies,
 		turns:         newChainTurns(),
 		syncRetention: syncRetention,

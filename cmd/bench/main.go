@@ -2,7 +2,7 @@
 // waves and items per request, latency, CPU and allocations per request and
 // throughput, each beside a hand-written raw SDK client reading the same data.
 //
-//	go run ./cmd/bench [-n 200] [-c 32] [-d 5s] [-screens group,home,owes,byid]
+//	go run ./cmd/bench [-n 200] [-c 32] [-d 5s] [-screens group,home,owes,byid] [-gc-defaults=false] [-before old-report.txt]
 //
 // It uses DYNAMODB_ENDPOINT when set; otherwise it starts a throwaway
 // in-memory DynamoDB Local (scripts/dynamodb-local.sh) and stops it at exit.
@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,6 +30,7 @@ import (
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/gctune"
 	"github.com/fracti/api/store"
 )
 
@@ -40,6 +42,10 @@ type options struct {
 	screens    []string      // which screens to run, in order
 	keepTable  bool          // leave the table behind (with an external endpoint)
 	loaderWait time.Duration // the server's dataloader batch window (0: its default)
+	gcDefaults bool          // apply the server's GOGC/GOMEMLIMIT defaults (gctune) as serve does
+	before     string        // a saved report whose execution figures are the "before"
+	cpuProfile string        // where to write a CPU profile of the group screen's execution runs
+	generic    bool          // the server without its fast path (FAST_MARSHAL=false)
 }
 
 // allScreens is every screen the tool knows, in the order it prints them.
@@ -54,6 +60,10 @@ func main() {
 	flag.StringVar(&screens, "screens", strings.Join(allScreens, ","), "comma-separated screens to run: "+strings.Join(allScreens, ", "))
 	flag.BoolVar(&o.keepTable, "keep-table", false, "do not drop the table at the end")
 	flag.DurationVar(&o.loaderWait, "loader-wait", 0, "the server's dataloader batch window (0: the server's default)")
+	flag.BoolVar(&o.gcDefaults, "gc-defaults", true, "apply the server's garbage collector defaults (GOGC, GOMEMLIMIT where unset) as `serve` does")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the group screen's execution runs (the screen asked once and twice, sequentially) to this file")
+	flag.StringVar(&o.before, "before", "", "a report this tool printed earlier: its execution figures are shown beside this run's as the before (default: main's before issue 27, before_issue27.txt)")
+	flag.BoolVar(&o.generic, "generic-marshal", false, "run the server without its fast path for hot lists (FAST_MARSHAL=false)")
 	flag.Parse()
 	for _, s := range strings.Split(screens, ",") {
 		if s = strings.TrimSpace(s); s == "" {
@@ -82,6 +92,10 @@ func main() {
 		os.Exit(130)
 	}()
 
+	if o.gcDefaults {
+		s := gctune.Apply(os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"))
+		fmt.Fprintf(os.Stderr, "GOGC=%d (default: %v), memory limit set: %d bytes\n", s.GOGC, s.GOGCDefault, s.MemoryLimit)
+	}
 	err := run(context.Background(), o, &cleanups)
 	cleanups.run()
 	if err != nil {
@@ -168,7 +182,7 @@ func run(ctx context.Context, o options, cleanups *cleanupList) error {
 	handler := httpapi.New(httpapi.Config{
 		Store:      s,
 		Log:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		LoaderWait: o.loaderWait,
+		LoaderWait: o.loaderWait, GenericMarshal: o.generic,
 	})
 	srv := &serverSide{handler: handler, auth: "Bearer " + token, calls: serverCalls}
 
@@ -198,14 +212,24 @@ func run(ctx context.Context, o options, cleanups *cleanupList) error {
 		tput = append(tput, t)
 		if name == "group" {
 			fmt.Fprintln(os.Stderr, "measuring the group screen's execution alone ...")
-			if exec, err = measureExecution(ctx, srv, data.bigGroup, o.n); err != nil {
+			stop, err := startCPUProfile(o.cpuProfile)
+			if err != nil {
+				return err
+			}
+			exec, err = measureExecution(ctx, srv, data.bigGroup, o.n)
+			stop()
+			if err != nil {
 				return fmt.Errorf("execution: %w", err)
 			}
 		}
 	}
 	printReport(os.Stdout, o, rows, tput, raw.booksPrefix)
 	if exec != nil {
-		exec.print(os.Stdout)
+		before, err := readBefore(o.before)
+		if err != nil {
+			return err
+		}
+		exec.print(os.Stdout, before)
 	}
 	return nil
 }
@@ -279,4 +303,24 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// startCPUProfile starts a CPU profile into path ("": none) and returns
+// what stops it.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }

@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -19,11 +18,11 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type BalanceResolver interface {
-	Member(ctx context.Context, obj *model.Balance) (*store.Member, error)
+	Member(ctx context.Context, objs []*model.Balance) ([]*store.Member, error)
 }
 type DebtResolver interface {
-	From(ctx context.Context, obj *model.Debt) (*store.Member, error)
-	To(ctx context.Context, obj *model.Debt) (*store.Member, error)
+	From(ctx context.Context, objs []*model.Debt) ([]*store.Member, error)
+	To(ctx context.Context, objs []*model.Debt) ([]*store.Member, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -54,7 +53,7 @@ func (ec *executionContext) _Balance_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Balance_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, true, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Balance_member(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -66,7 +65,7 @@ func (ec *executionContext) _Balance_member(ctx context.Context, field graphql.C
 			return ec.fieldContext_Balance_member(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Balance().Member(ctx, obj)
+			return ec.resolveBatch_Balance_member(ctx, field, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -87,6 +86,29 @@ func (ec *executionContext) fieldContext_Balance_member(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+func (ec *executionContext) resolveBatch_Balance_member(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (any, error) {
+	resolver := ec.Resolvers.Balance()
+	if batch, ok := graphql.BatchParentsFor[*model.Balance](ctx, "Balance"); ok {
+		result := batch.FieldResult(field, func() (any, error) {
+			return resolver.Member(ctx, batch.Parents)
+		})
+		return graphql.ResolveBatchGroupResult[*store.Member](
+			ctx,
+			batch.Index,
+			len(batch.Parents),
+			result,
+			"Balance.member",
+			batch.IndexMap,
+		)
+	}
+	results, err := resolver.Member(ctx, []*model.Balance{obj})
+	return graphql.ResolveBatchSingleResult[*store.Member](
+		ctx,
+		results,
+		err,
+		"Balance.member",
+	)
 }
 
 func (ec *executionContext) _Balance_currency(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -109,7 +131,7 @@ func (ec *executionContext) _Balance_currency(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Balance_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "String")
 }
 
 func (ec *executionContext) _Balance_paid(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -132,7 +154,7 @@ func (ec *executionContext) _Balance_paid(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Balance_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Balance_owed(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -155,7 +177,7 @@ func (ec *executionContext) _Balance_owed(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Balance_owed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Balance_sent(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -178,7 +200,7 @@ func (ec *executionContext) _Balance_sent(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Balance_sent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Balance_received(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -201,7 +223,7 @@ func (ec *executionContext) _Balance_received(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Balance_received(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Balance_net(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -224,7 +246,7 @@ func (ec *executionContext) _Balance_net(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Balance_net(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Balance", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Balance", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Debt_id(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -247,7 +269,7 @@ func (ec *executionContext) _Debt_id(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Debt_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Debt_from(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -259,7 +281,7 @@ func (ec *executionContext) _Debt_from(ctx context.Context, field graphql.Collec
 			return ec.fieldContext_Debt_from(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Debt().From(ctx, obj)
+			return ec.resolveBatch_Debt_from(ctx, field, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -281,6 +303,29 @@ func (ec *executionContext) fieldContext_Debt_from(_ context.Context, field grap
 	}
 	return fc, nil
 }
+func (ec *executionContext) resolveBatch_Debt_from(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (any, error) {
+	resolver := ec.Resolvers.Debt()
+	if batch, ok := graphql.BatchParentsFor[*model.Debt](ctx, "Debt"); ok {
+		result := batch.FieldResult(field, func() (any, error) {
+			return resolver.From(ctx, batch.Parents)
+		})
+		return graphql.ResolveBatchGroupResult[*store.Member](
+			ctx,
+			batch.Index,
+			len(batch.Parents),
+			result,
+			"Debt.from",
+			batch.IndexMap,
+		)
+	}
+	results, err := resolver.From(ctx, []*model.Debt{obj})
+	return graphql.ResolveBatchSingleResult[*store.Member](
+		ctx,
+		results,
+		err,
+		"Debt.from",
+	)
+}
 
 func (ec *executionContext) _Debt_to(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -291,7 +336,7 @@ func (ec *executionContext) _Debt_to(ctx context.Context, field graphql.Collecte
 			return ec.fieldContext_Debt_to(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Debt().To(ctx, obj)
+			return ec.resolveBatch_Debt_to(ctx, field, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -312,6 +357,29 @@ func (ec *executionContext) fieldContext_Debt_to(_ context.Context, field graphq
 		},
 	}
 	return fc, nil
+}
+func (ec *executionContext) resolveBatch_Debt_to(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (any, error) {
+	resolver := ec.Resolvers.Debt()
+	if batch, ok := graphql.BatchParentsFor[*model.Debt](ctx, "Debt"); ok {
+		result := batch.FieldResult(field, func() (any, error) {
+			return resolver.To(ctx, batch.Parents)
+		})
+		return graphql.ResolveBatchGroupResult[*store.Member](
+			ctx,
+			batch.Index,
+			len(batch.Parents),
+			result,
+			"Debt.to",
+			batch.IndexMap,
+		)
+	}
+	results, err := resolver.To(ctx, []*model.Debt{obj})
+	return graphql.ResolveBatchSingleResult[*store.Member](
+		ctx,
+		results,
+		err,
+		"Debt.to",
+	)
 }
 
 func (ec *executionContext) _Debt_amount(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -334,7 +402,7 @@ func (ec *executionContext) _Debt_amount(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Debt_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Debt_currency(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -357,7 +425,7 @@ func (ec *executionContext) _Debt_currency(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Debt_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Debt", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Debt", field, true, false, "String")
 }
 
 func (ec *executionContext) _Debt_parts(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -410,8 +478,7 @@ func (ec *executionContext) _Balance(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, balanceImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -419,75 +486,42 @@ func (ec *executionContext) _Balance(ctx context.Context, sel ast.SelectionSet, 
 		case "id":
 			out.Values[i] = ec._Balance_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "member":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Balance_member(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Balance_member(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "currency":
 			out.Values[i] = ec._Balance_currency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "paid":
 			out.Values[i] = ec._Balance_paid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "owed":
 			out.Values[i] = ec._Balance_owed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "sent":
 			out.Values[i] = ec._Balance_sent(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "received":
 			out.Values[i] = ec._Balance_received(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "net":
 			out.Values[i] = ec._Balance_net(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -498,14 +532,10 @@ func (ec *executionContext) _Balance(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -516,8 +546,7 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 	fields := graphql.CollectFields(ec.OperationContext, sel, debtImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -525,98 +554,32 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 		case "id":
 			out.Values[i] = ec._Debt_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "from":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_from(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Debt_from(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "to":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Debt_to(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Debt_to(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "amount":
 			out.Values[i] = ec._Debt_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "currency":
 			out.Values[i] = ec._Debt_currency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "parts":
 			out.Values[i] = ec._Debt_parts(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -627,14 +590,10 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -648,6 +607,7 @@ func (ec *executionContext) marshalNBalance2githubᚗcomᚋfractiᚋapiᚋgraph�
 }
 
 func (ec *executionContext) marshalNBalance2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐBalanceᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Balance) graphql.Marshaler {
+	ctx = graphql.WithBatchParentValues(ctx, "Balance", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
@@ -668,6 +628,7 @@ func (ec *executionContext) marshalNDebt2githubᚗcomᚋfractiᚋapiᚋgraphᚋm
 }
 
 func (ec *executionContext) marshalNDebt2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐDebtᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Debt) graphql.Marshaler {
+	ctx = graphql.WithBatchParentValues(ctx, "Debt", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]

@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -45,7 +44,7 @@ func (ec *executionContext) _DebtPart_currency(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_DebtPart_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DebtPart", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("DebtPart", field, true, false, "String")
 }
 
 func (ec *executionContext) _DebtPart_amount(ctx context.Context, field graphql.CollectedField, obj *model.DebtPart) (ret graphql.Marshaler) {
@@ -68,7 +67,7 @@ func (ec *executionContext) _DebtPart_amount(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_DebtPart_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DebtPart", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("DebtPart", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _DebtPart_rate(ctx context.Context, field graphql.CollectedField, obj *model.DebtPart) (ret graphql.Marshaler) {
@@ -91,7 +90,7 @@ func (ec *executionContext) _DebtPart_rate(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_DebtPart_rate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DebtPart", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("DebtPart", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _DebtPart_rateSource(ctx context.Context, field graphql.CollectedField, obj *model.DebtPart) (ret graphql.Marshaler) {
@@ -114,7 +113,7 @@ func (ec *executionContext) _DebtPart_rateSource(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_DebtPart_rateSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DebtPart", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("DebtPart", field, false, false, "String")
 }
 
 func (ec *executionContext) _DebtPart_rateDate(ctx context.Context, field graphql.CollectedField, obj *model.DebtPart) (ret graphql.Marshaler) {
@@ -137,7 +136,7 @@ func (ec *executionContext) _DebtPart_rateDate(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_DebtPart_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DebtPart", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("DebtPart", field, false, false, "Date")
 }
 
 func (ec *executionContext) _DebtPart_converted(ctx context.Context, field graphql.CollectedField, obj *model.DebtPart) (ret graphql.Marshaler) {
@@ -160,7 +159,7 @@ func (ec *executionContext) _DebtPart_converted(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_DebtPart_converted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DebtPart", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("DebtPart", field, false, false, "Decimal")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -181,8 +180,7 @@ func (ec *executionContext) _DebtPart(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, debtPartImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -226,14 +224,10 @@ func (ec *executionContext) _DebtPart(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }

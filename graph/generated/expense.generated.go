@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -21,23 +20,15 @@ import (
 
 type ExpenseResolver interface {
 	Group(ctx context.Context, obj *store.Expense) (*store.Group, error)
-	Payer(ctx context.Context, obj *store.Expense) (*store.Member, error)
-
-	Category(ctx context.Context, obj *store.Expense) (*string, error)
+	Payer(ctx context.Context, objs []*store.Expense) ([]*store.Member, error)
 
 	RestorableUntil(ctx context.Context, obj *store.Expense) (*time.Time, error)
 	History(ctx context.Context, obj *store.Expense) ([]store.Revision, error)
-	OriginalAmount(ctx context.Context, obj *store.Expense) (*money.Decimal, error)
-	OriginalCurrency(ctx context.Context, obj *store.Expense) (*string, error)
-	Rate(ctx context.Context, obj *store.Expense) (*money.Decimal, error)
-	RateSource(ctx context.Context, obj *store.Expense) (*string, error)
-	RateDate(ctx context.Context, obj *store.Expense) (*string, error)
+
 	Recurrence(ctx context.Context, obj *store.Expense) (*store.Series, error)
 }
 type PaymentResolver interface {
-	ID(ctx context.Context, obj *store.Payment) (string, error)
-
-	Member(ctx context.Context, obj *store.Payment) (*store.Member, error)
+	Member(ctx context.Context, objs []*store.Payment) ([]*store.Member, error)
 }
 type ShareResolver interface {
 	ID(ctx context.Context, obj *store.Share) (string, error)
@@ -47,9 +38,7 @@ type ShareResolver interface {
 	Payer(ctx context.Context, obj *store.Share) (*store.Member, error)
 }
 type SplitResolver interface {
-	ID(ctx context.Context, obj *store.Split) (string, error)
-
-	Member(ctx context.Context, obj *store.Split) (*store.Member, error)
+	Member(ctx context.Context, objs []*store.Split) ([]*store.Member, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -80,7 +69,7 @@ func (ec *executionContext) _Expense_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Expense_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Expense_group(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -124,7 +113,7 @@ func (ec *executionContext) _Expense_payer(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Expense_payer(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().Payer(ctx, obj)
+			return ec.resolveBatch_Expense_payer(ctx, field, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -145,6 +134,29 @@ func (ec *executionContext) fieldContext_Expense_payer(_ context.Context, field 
 		},
 	}
 	return fc, nil
+}
+func (ec *executionContext) resolveBatch_Expense_payer(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (any, error) {
+	resolver := ec.Resolvers.Expense()
+	if batch, ok := graphql.BatchParentsFor[*store.Expense](ctx, "Expense"); ok {
+		result := batch.FieldResult(field, func() (any, error) {
+			return resolver.Payer(ctx, batch.Parents)
+		})
+		return graphql.ResolveBatchGroupResult[*store.Member](
+			ctx,
+			batch.Index,
+			len(batch.Parents),
+			result,
+			"Expense.payer",
+			batch.IndexMap,
+		)
+	}
+	results, err := resolver.Payer(ctx, []*store.Expense{obj})
+	return graphql.ResolveBatchSingleResult[*store.Member](
+		ctx,
+		results,
+		err,
+		"Expense.payer",
+	)
 }
 
 func (ec *executionContext) _Expense_payers(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -199,7 +211,7 @@ func (ec *executionContext) _Expense_amount(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Expense_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Expense_currency(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -222,7 +234,7 @@ func (ec *executionContext) _Expense_currency(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Expense_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "String")
 }
 
 func (ec *executionContext) _Expense_description(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -245,7 +257,7 @@ func (ec *executionContext) _Expense_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Expense_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, false, false, "String")
 }
 
 func (ec *executionContext) _Expense_category(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -257,7 +269,7 @@ func (ec *executionContext) _Expense_category(ctx context.Context, field graphql
 			return ec.fieldContext_Expense_category(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().Category(ctx, obj)
+			return obj.CategoryOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -268,7 +280,7 @@ func (ec *executionContext) _Expense_category(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Expense_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "String")
 }
 
 func (ec *executionContext) _Expense_splitType(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -291,7 +303,7 @@ func (ec *executionContext) _Expense_splitType(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Expense_splitType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type SplitType does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, false, false, "SplitType")
 }
 
 func (ec *executionContext) _Expense_splits(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -346,7 +358,7 @@ func (ec *executionContext) _Expense_createdAt(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Expense_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Expense_spentAt(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -369,7 +381,7 @@ func (ec *executionContext) _Expense_spentAt(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Expense_spentAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Expense_version(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -392,7 +404,7 @@ func (ec *executionContext) _Expense_version(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Expense_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Expense_deletedAt(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -415,7 +427,7 @@ func (ec *executionContext) _Expense_deletedAt(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Expense_deletedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Expense_restorableUntil(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -438,7 +450,7 @@ func (ec *executionContext) _Expense_restorableUntil(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Expense_restorableUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, true, true, "DateTime")
 }
 
 func (ec *executionContext) _Expense_history(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -482,7 +494,7 @@ func (ec *executionContext) _Expense_originalAmount(ctx context.Context, field g
 			return ec.fieldContext_Expense_originalAmount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().OriginalAmount(ctx, obj)
+			return obj.OriginalAmount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
@@ -493,7 +505,7 @@ func (ec *executionContext) _Expense_originalAmount(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Expense_originalAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "Decimal")
 }
 
 func (ec *executionContext) _Expense_originalCurrency(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -505,7 +517,7 @@ func (ec *executionContext) _Expense_originalCurrency(ctx context.Context, field
 			return ec.fieldContext_Expense_originalCurrency(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().OriginalCurrency(ctx, obj)
+			return obj.OriginalCurrency(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -516,7 +528,7 @@ func (ec *executionContext) _Expense_originalCurrency(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Expense_originalCurrency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "String")
 }
 
 func (ec *executionContext) _Expense_rate(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -528,7 +540,7 @@ func (ec *executionContext) _Expense_rate(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Expense_rate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().Rate(ctx, obj)
+			return obj.Rate(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
@@ -539,7 +551,7 @@ func (ec *executionContext) _Expense_rate(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Expense_rate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "Decimal")
 }
 
 func (ec *executionContext) _Expense_rateSource(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -551,7 +563,7 @@ func (ec *executionContext) _Expense_rateSource(ctx context.Context, field graph
 			return ec.fieldContext_Expense_rateSource(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().RateSource(ctx, obj)
+			return obj.RateSource(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -562,7 +574,7 @@ func (ec *executionContext) _Expense_rateSource(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Expense_rateSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "String")
 }
 
 func (ec *executionContext) _Expense_rateDate(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -574,7 +586,7 @@ func (ec *executionContext) _Expense_rateDate(ctx context.Context, field graphql
 			return ec.fieldContext_Expense_rateDate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Expense().RateDate(ctx, obj)
+			return obj.RateDate(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -585,7 +597,7 @@ func (ec *executionContext) _Expense_rateDate(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Expense_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, true, true, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, true, false, "Date")
 }
 
 func (ec *executionContext) _Expense_recurrence(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -640,7 +652,7 @@ func (ec *executionContext) _Expense_spentOn(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Expense_spentOn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Expense", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("Expense", field, false, false, "Date")
 }
 
 func (ec *executionContext) _Payment_id(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
@@ -652,7 +664,7 @@ func (ec *executionContext) _Payment_id(ctx context.Context, field graphql.Colle
 			return ec.fieldContext_Payment_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Payment().ID(ctx, obj)
+			return obj.NodeID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -663,7 +675,7 @@ func (ec *executionContext) _Payment_id(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Payment_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Payment", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Payment", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Payment_userId(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
@@ -686,7 +698,7 @@ func (ec *executionContext) _Payment_userId(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Payment_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Payment", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Payment_member(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
@@ -698,7 +710,7 @@ func (ec *executionContext) _Payment_member(ctx context.Context, field graphql.C
 			return ec.fieldContext_Payment_member(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Payment().Member(ctx, obj)
+			return ec.resolveBatch_Payment_member(ctx, field, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -719,6 +731,29 @@ func (ec *executionContext) fieldContext_Payment_member(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+func (ec *executionContext) resolveBatch_Payment_member(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (any, error) {
+	resolver := ec.Resolvers.Payment()
+	if batch, ok := graphql.BatchParentsFor[*store.Payment](ctx, "Payment"); ok {
+		result := batch.FieldResult(field, func() (any, error) {
+			return resolver.Member(ctx, batch.Parents)
+		})
+		return graphql.ResolveBatchGroupResult[*store.Member](
+			ctx,
+			batch.Index,
+			len(batch.Parents),
+			result,
+			"Payment.member",
+			batch.IndexMap,
+		)
+	}
+	results, err := resolver.Member(ctx, []*store.Payment{obj})
+	return graphql.ResolveBatchSingleResult[*store.Member](
+		ctx,
+		results,
+		err,
+		"Payment.member",
+	)
 }
 
 func (ec *executionContext) _Payment_amount(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
@@ -741,7 +776,7 @@ func (ec *executionContext) _Payment_amount(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Payment_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Payment", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Payment", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Share_id(ctx context.Context, field graphql.CollectedField, obj *store.Share) (ret graphql.Marshaler) {
@@ -764,7 +799,7 @@ func (ec *executionContext) _Share_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Share_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Share", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Share", field, true, true, "ID")
 }
 
 func (ec *executionContext) _Share_expense(ctx context.Context, field graphql.CollectedField, obj *store.Share) (ret graphql.Marshaler) {
@@ -851,7 +886,7 @@ func (ec *executionContext) _Share_amount(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Share_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Share", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Share", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Share_currency(ctx context.Context, field graphql.CollectedField, obj *store.Share) (ret graphql.Marshaler) {
@@ -874,7 +909,7 @@ func (ec *executionContext) _Share_currency(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Share_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Share", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Share", field, true, false, "String")
 }
 
 func (ec *executionContext) _Share_totalAmount(ctx context.Context, field graphql.CollectedField, obj *store.Share) (ret graphql.Marshaler) {
@@ -897,7 +932,7 @@ func (ec *executionContext) _Share_totalAmount(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Share_totalAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Share", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Share", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Share_description(ctx context.Context, field graphql.CollectedField, obj *store.Share) (ret graphql.Marshaler) {
@@ -920,7 +955,7 @@ func (ec *executionContext) _Share_description(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Share_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Share", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Share", field, false, false, "String")
 }
 
 func (ec *executionContext) _Share_payer(ctx context.Context, field graphql.CollectedField, obj *store.Share) (ret graphql.Marshaler) {
@@ -975,7 +1010,7 @@ func (ec *executionContext) _Share_createdAt(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Share_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Share", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Share", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Split_id(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
@@ -987,7 +1022,7 @@ func (ec *executionContext) _Split_id(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Split_id(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Split().ID(ctx, obj)
+			return obj.NodeID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -998,7 +1033,7 @@ func (ec *executionContext) _Split_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Split_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Split", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Split", field, true, false, "ID")
 }
 
 func (ec *executionContext) _Split_userId(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
@@ -1021,7 +1056,7 @@ func (ec *executionContext) _Split_userId(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Split_userId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Split", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Split", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Split_member(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
@@ -1033,7 +1068,7 @@ func (ec *executionContext) _Split_member(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Split_member(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Split().Member(ctx, obj)
+			return ec.resolveBatch_Split_member(ctx, field, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -1054,6 +1089,29 @@ func (ec *executionContext) fieldContext_Split_member(_ context.Context, field g
 		},
 	}
 	return fc, nil
+}
+func (ec *executionContext) resolveBatch_Split_member(ctx context.Context, field graphql.CollectedField, obj *store.Split) (any, error) {
+	resolver := ec.Resolvers.Split()
+	if batch, ok := graphql.BatchParentsFor[*store.Split](ctx, "Split"); ok {
+		result := batch.FieldResult(field, func() (any, error) {
+			return resolver.Member(ctx, batch.Parents)
+		})
+		return graphql.ResolveBatchGroupResult[*store.Member](
+			ctx,
+			batch.Index,
+			len(batch.Parents),
+			result,
+			"Split.member",
+			batch.IndexMap,
+		)
+	}
+	results, err := resolver.Member(ctx, []*store.Split{obj})
+	return graphql.ResolveBatchSingleResult[*store.Member](
+		ctx,
+		results,
+		err,
+		"Split.member",
+	)
 }
 
 func (ec *executionContext) _Split_amount(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
@@ -1076,7 +1134,7 @@ func (ec *executionContext) _Split_amount(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Split_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Split", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Split", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Split_percentage(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
@@ -1099,7 +1157,7 @@ func (ec *executionContext) _Split_percentage(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Split_percentage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Split", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Split", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Split_shares(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
@@ -1122,7 +1180,7 @@ func (ec *executionContext) _Split_shares(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Split_shares(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Split", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Split", field, false, false, "Decimal")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -1243,6 +1301,18 @@ func (ec *executionContext) unmarshalInputCreateExpenseInput(ctx context.Context
 	return it, nil
 }
 
+// UnmarshalCreateExpenseInput unmarshals raw into the CreateExpenseInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateExpenseInput(ctx context.Context, raw any) (model.CreateExpenseInput, error) {
+	var out model.CreateExpenseInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateExpenseInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputPaymentInput(ctx context.Context, obj any) (model.PaymentInput, error) {
 	var it model.PaymentInput
 	if obj == nil {
@@ -1278,6 +1348,18 @@ func (ec *executionContext) unmarshalInputPaymentInput(ctx context.Context, obj 
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalPaymentInput unmarshals raw into the PaymentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPaymentInput(ctx context.Context, raw any) (model.PaymentInput, error) {
+	var out model.PaymentInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PaymentInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputSplitInput(ctx context.Context, obj any) (model.SplitInput, error) {
@@ -1329,6 +1411,18 @@ func (ec *executionContext) unmarshalInputSplitInput(ctx context.Context, obj an
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalSplitInput unmarshals raw into the SplitInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSplitInput(ctx context.Context, raw any) (model.SplitInput, error) {
+	var out model.SplitInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SplitInput", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputUpdateExpenseInput(ctx context.Context, obj any) (model.UpdateExpenseInput, error) {
@@ -1438,6 +1532,18 @@ func (ec *executionContext) unmarshalInputUpdateExpenseInput(ctx context.Context
 	return it, nil
 }
 
+// UnmarshalUpdateExpenseInput unmarshals raw into the UpdateExpenseInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateExpenseInput(ctx context.Context, raw any) (model.UpdateExpenseInput, error) {
+	var out model.UpdateExpenseInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateExpenseInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -1452,8 +1558,7 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, expenseImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -1464,81 +1569,17 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "group":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_group(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Expense_group(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "payer":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_payer(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Expense_payer(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "payers":
 			out.Values[i] = ec._Expense_payers(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -1560,43 +1601,10 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "category":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_category(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Expense_category(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "splitType":
 			out.Values[i] = ec._Expense_splitType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -1628,309 +1636,48 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "restorableUntil":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_restorableUntil(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Expense_restorableUntil(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "history":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_history(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Expense_history(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "originalAmount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_originalAmount(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Expense_originalAmount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "originalCurrency":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_originalCurrency(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Expense_originalCurrency(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "rate":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_rate(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Expense_rate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "rateSource":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_rateSource(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Expense_rateSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "rateDate":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_rateDate(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Expense_rateDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "recurrence":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Expense_recurrence(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Expense_recurrence(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "spentOn":
 			out.Values[i] = ec._Expense_spentOn(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -1945,14 +1692,10 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -1963,97 +1706,30 @@ func (ec *executionContext) _Payment(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, paymentImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Payment")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Payment_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Payment_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "userId":
 			out.Values[i] = ec._Payment_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "member":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Payment_member(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Payment_member(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "amount":
 			out.Values[i] = ec._Payment_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -2064,14 +1740,10 @@ func (ec *executionContext) _Payment(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -2082,126 +1754,29 @@ func (ec *executionContext) _Share(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, shareImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Share")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Share_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Share_id(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "expense":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Share_expense(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Share_expense(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "group":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Share_group(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Share_group(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "amount":
 			out.Values[i] = ec._Share_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -2223,43 +1798,11 @@ func (ec *executionContext) _Share(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "payer":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Share_payer(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Share_payer(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "createdAt":
 			out.Values[i] = ec._Share_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -2274,14 +1817,10 @@ func (ec *executionContext) _Share(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -2292,107 +1831,40 @@ func (ec *executionContext) _Split(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, splitImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Split")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Split_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Split_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "userId":
 			out.Values[i] = ec._Split_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "member":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Split_member(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Split_member(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "amount":
 			out.Values[i] = ec._Split_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "percentage":
 			out.Values[i] = ec._Split_percentage(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "shares":
 			out.Values[i] = ec._Split_shares(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -2403,14 +1875,10 @@ func (ec *executionContext) _Split(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -2434,6 +1902,7 @@ func (ec *executionContext) marshalNExpense2githubᚗcomᚋfractiᚋapiᚋstore�
 }
 
 func (ec *executionContext) marshalNExpense2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐExpenseᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Expense) graphql.Marshaler {
+	ctx = graphql.WithBatchParentValues(ctx, "Expense", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
@@ -2451,9 +1920,7 @@ func (ec *executionContext) marshalNExpense2ᚕgithubᚗcomᚋfractiᚋapiᚋsto
 
 func (ec *executionContext) marshalNExpense2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐExpense(ctx context.Context, sel ast.SelectionSet, v *store.Expense) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Expense!")
 		return graphql.Null
 	}
 	return ec._Expense(ctx, sel, v)
@@ -2464,6 +1931,7 @@ func (ec *executionContext) marshalNPayment2githubᚗcomᚋfractiᚋapiᚋstore�
 }
 
 func (ec *executionContext) marshalNPayment2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐPaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Payment) graphql.Marshaler {
+	ctx = graphql.WithBatchParentValues(ctx, "Payment", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
@@ -2506,9 +1974,7 @@ func (ec *executionContext) marshalNShare2ᚕgithubᚗcomᚋfractiᚋapiᚋstore
 
 func (ec *executionContext) marshalNShare2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐShare(ctx context.Context, sel ast.SelectionSet, v *store.Share) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Share!")
 		return graphql.Null
 	}
 	return ec._Share(ctx, sel, v)
@@ -2519,6 +1985,7 @@ func (ec *executionContext) marshalNSplit2githubᚗcomᚋfractiᚋapiᚋstoreᚐ
 }
 
 func (ec *executionContext) marshalNSplit2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Split) graphql.Marshaler {
+	ctx = graphql.WithBatchParentValues(ctx, "Split", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
@@ -2563,9 +2030,7 @@ func (ec *executionContext) marshalNSplitType2githubᚗcomᚋfractiᚋapiᚋstor
 	_ = sel
 	res := graphql.MarshalString(marshalNSplitType2githubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType[v])
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "SplitType!")
 	}
 	return res
 }

@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -64,7 +63,7 @@ func (ec *executionContext) _ExpenseRevision_id(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_ExpenseRevision_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ExpenseRevision", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("ExpenseRevision", field, true, true, "ID")
 }
 
 func (ec *executionContext) _ExpenseRevision_version(ctx context.Context, field graphql.CollectedField, obj *store.Revision) (ret graphql.Marshaler) {
@@ -87,7 +86,7 @@ func (ec *executionContext) _ExpenseRevision_version(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_ExpenseRevision_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ExpenseRevision", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ExpenseRevision", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ExpenseRevision_action(ctx context.Context, field graphql.CollectedField, obj *store.Revision) (ret graphql.Marshaler) {
@@ -110,7 +109,7 @@ func (ec *executionContext) _ExpenseRevision_action(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_ExpenseRevision_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ExpenseRevision", field, false, false, errors.New("field of type RevisionAction does not have child fields"))
+	return graphql.NewScalarFieldContext("ExpenseRevision", field, false, false, "RevisionAction")
 }
 
 func (ec *executionContext) _ExpenseRevision_editor(ctx context.Context, field graphql.CollectedField, obj *store.Revision) (ret graphql.Marshaler) {
@@ -165,7 +164,7 @@ func (ec *executionContext) _ExpenseRevision_at(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_ExpenseRevision_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ExpenseRevision", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("ExpenseRevision", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _ExpenseRevision_changes(ctx context.Context, field graphql.CollectedField, obj *store.Revision) (ret graphql.Marshaler) {
@@ -220,7 +219,7 @@ func (ec *executionContext) _FieldChange_field(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FieldChange_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FieldChange", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("FieldChange", field, false, false, "String")
 }
 
 func (ec *executionContext) _FieldChange_before(ctx context.Context, field graphql.CollectedField, obj *store.Change) (ret graphql.Marshaler) {
@@ -243,7 +242,7 @@ func (ec *executionContext) _FieldChange_before(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_FieldChange_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FieldChange", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("FieldChange", field, false, false, "String")
 }
 
 func (ec *executionContext) _FieldChange_after(ctx context.Context, field graphql.CollectedField, obj *store.Change) (ret graphql.Marshaler) {
@@ -266,7 +265,7 @@ func (ec *executionContext) _FieldChange_after(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FieldChange_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FieldChange", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("FieldChange", field, false, false, "String")
 }
 
 func (ec *executionContext) _GroupEvent_id(ctx context.Context, field graphql.CollectedField, obj *store.Event) (ret graphql.Marshaler) {
@@ -289,7 +288,7 @@ func (ec *executionContext) _GroupEvent_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_GroupEvent_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, "ID")
 }
 
 func (ec *executionContext) _GroupEvent_sequence(ctx context.Context, field graphql.CollectedField, obj *store.Event) (ret graphql.Marshaler) {
@@ -312,7 +311,7 @@ func (ec *executionContext) _GroupEvent_sequence(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_GroupEvent_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, "Int")
 }
 
 func (ec *executionContext) _GroupEvent_type(ctx context.Context, field graphql.CollectedField, obj *store.Event) (ret graphql.Marshaler) {
@@ -335,7 +334,7 @@ func (ec *executionContext) _GroupEvent_type(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_GroupEvent_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupEvent", field, false, false, errors.New("field of type GroupEventType does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupEvent", field, false, false, "GroupEventType")
 }
 
 func (ec *executionContext) _GroupEvent_actor(ctx context.Context, field graphql.CollectedField, obj *store.Event) (ret graphql.Marshaler) {
@@ -390,7 +389,7 @@ func (ec *executionContext) _GroupEvent_at(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_GroupEvent_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupEvent", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupEvent", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _GroupEvent_subject(ctx context.Context, field graphql.CollectedField, obj *store.Event) (ret graphql.Marshaler) {
@@ -413,7 +412,7 @@ func (ec *executionContext) _GroupEvent_subject(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_GroupEvent_subject(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, errors.New("field of type GroupEventSubject does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, "GroupEventSubject")
 }
 
 func (ec *executionContext) _GroupEvent_changes(ctx context.Context, field graphql.CollectedField, obj *store.Event) (ret graphql.Marshaler) {
@@ -468,7 +467,7 @@ func (ec *executionContext) _GroupEvent_hash(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_GroupEvent_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupEvent", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupEvent", field, false, false, "String")
 }
 
 func (ec *executionContext) _GroupEvent_previousHash(ctx context.Context, field graphql.CollectedField, obj *store.Event) (ret graphql.Marshaler) {
@@ -491,7 +490,7 @@ func (ec *executionContext) _GroupEvent_previousHash(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_GroupEvent_previousHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, "String")
 }
 
 func (ec *executionContext) _GroupEvent_syncToken(ctx context.Context, field graphql.CollectedField, obj *store.Event) (ret graphql.Marshaler) {
@@ -514,7 +513,7 @@ func (ec *executionContext) _GroupEvent_syncToken(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_GroupEvent_syncToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupEvent", field, true, true, "String")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -590,50 +589,17 @@ func (ec *executionContext) _ExpenseRevision(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, expenseRevisionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("ExpenseRevision")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._ExpenseRevision_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ExpenseRevision_id(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "version":
 			out.Values[i] = ec._ExpenseRevision_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -645,43 +611,11 @@ func (ec *executionContext) _ExpenseRevision(ctx context.Context, sel ast.Select
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "editor":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._ExpenseRevision_editor(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ExpenseRevision_editor(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "at":
 			out.Values[i] = ec._ExpenseRevision_at(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -701,14 +635,10 @@ func (ec *executionContext) _ExpenseRevision(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -719,8 +649,7 @@ func (ec *executionContext) _FieldChange(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, fieldChangeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -749,14 +678,10 @@ func (ec *executionContext) _FieldChange(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -767,174 +692,45 @@ func (ec *executionContext) _GroupEvent(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupEventImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("GroupEvent")
 		case "id":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._GroupEvent_id(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GroupEvent_id(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sequence":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._GroupEvent_sequence(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GroupEvent_sequence(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "type":
 			out.Values[i] = ec._GroupEvent_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "actor":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._GroupEvent_actor(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GroupEvent_actor(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "at":
 			out.Values[i] = ec._GroupEvent_at(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "subject":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._GroupEvent_subject(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GroupEvent_subject(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "changes":
 			out.Values[i] = ec._GroupEvent_changes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -946,81 +742,17 @@ func (ec *executionContext) _GroupEvent(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "previousHash":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._GroupEvent_previousHash(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GroupEvent_previousHash(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "syncToken":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._GroupEvent_syncToken(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._GroupEvent_syncToken(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1030,14 +762,10 @@ func (ec *executionContext) _GroupEvent(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -1108,9 +836,7 @@ func (ec *executionContext) marshalNGroupEvent2ᚕgithubᚗcomᚋfractiᚋapiᚋ
 
 func (ec *executionContext) marshalNGroupEvent2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐEvent(ctx context.Context, sel ast.SelectionSet, v *store.Event) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "GroupEvent!")
 		return graphql.Null
 	}
 	return ec._GroupEvent(ctx, sel, v)
@@ -1126,9 +852,7 @@ func (ec *executionContext) marshalNGroupEventType2githubᚗcomᚋfractiᚋapi�
 	_ = sel
 	res := graphql.MarshalString(marshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType[v])
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "GroupEventType!")
 	}
 	return res
 }
@@ -1198,9 +922,7 @@ func (ec *executionContext) marshalNRevisionAction2githubᚗcomᚋfractiᚋapi�
 	_ = sel
 	res := graphql.MarshalString(marshalNRevisionAction2githubᚗcomᚋfractiᚋapiᚋstoreᚐRevisionAction[v])
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "RevisionAction!")
 	}
 	return res
 }

@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -95,7 +94,7 @@ func (ec *executionContext) _GroupChanges_token(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_GroupChanges_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupChanges", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupChanges", field, false, false, "String")
 }
 
 func (ec *executionContext) _GroupChanges_hasMore(ctx context.Context, field graphql.CollectedField, obj *store.Changes) (ret graphql.Marshaler) {
@@ -118,7 +117,7 @@ func (ec *executionContext) _GroupChanges_hasMore(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_GroupChanges_hasMore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("GroupChanges", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("GroupChanges", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _Subscription_groupEvents(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -215,8 +214,7 @@ func (ec *executionContext) _GroupChanges(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, groupChangesImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -245,14 +243,10 @@ func (ec *executionContext) _GroupChanges(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -285,9 +279,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 
 func (ec *executionContext) marshalNGroupChanges2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐChanges(ctx context.Context, sel ast.SelectionSet, v *store.Changes) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "GroupChanges!")
 		return graphql.Null
 	}
 	return ec._GroupChanges(ctx, sel, v)

@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -44,7 +43,7 @@ func (ec *executionContext) _ReminderReport_directMessages(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_ReminderReport_directMessages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderReport", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ReminderReport", field, false, false, "Int")
 }
 
 func (ec *executionContext) _ReminderReport_mentionedInChat(ctx context.Context, field graphql.CollectedField, obj *model.ReminderReport) (ret graphql.Marshaler) {
@@ -67,7 +66,7 @@ func (ec *executionContext) _ReminderReport_mentionedInChat(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_ReminderReport_mentionedInChat(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ReminderReport", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ReminderReport", field, false, false, "Int")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -88,8 +87,7 @@ func (ec *executionContext) _ReminderReport(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, reminderReportImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -113,14 +111,10 @@ func (ec *executionContext) _ReminderReport(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -131,9 +125,7 @@ func (ec *executionContext) _ReminderReport(ctx context.Context, sel ast.Selecti
 
 func (ec *executionContext) marshalNReminderReport2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐReminderReport(ctx context.Context, sel ast.SelectionSet, v *model.ReminderReport) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ReminderReport!")
 		return graphql.Null
 	}
 	return ec._ReminderReport(ctx, sel, v)

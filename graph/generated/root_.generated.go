@@ -115,7 +115,7 @@ type ComplexityRoot struct {
 
 	Expense struct {
 		Amount           func(childComplexity int) int
-		Category         func(childComplexity int) int
+		CategoryOrNil    func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
 		Currency         func(childComplexity int) int
 		DeletedAt        func(childComplexity int) int
@@ -247,19 +247,19 @@ type ComplexityRoot struct {
 	}
 
 	Member struct {
-		AvatarURL            func(childComplexity int) int
+		AvatarURLOrNil       func(childComplexity int) int
 		Balances             func(childComplexity int) int
 		ClaimedBy            func(childComplexity int) int
 		Group                func(childComplexity int) int
-		ID                   func(childComplexity int) int
 		JoinedAt             func(childComplexity int) int
 		LeftAt               func(childComplexity int) int
 		Name                 func(childComplexity int) int
+		NodeID               func(childComplexity int) int
 		NotificationSettings func(childComplexity int) int
 		Placeholder          func(childComplexity int) int
 		UserID               func(childComplexity int) int
-		Username             func(childComplexity int) int
-		Wallet               func(childComplexity int) int
+		UsernameOrNil        func(childComplexity int) int
+		WalletOrNil          func(childComplexity int) int
 	}
 
 	MemberConnection struct {
@@ -327,8 +327,8 @@ type ComplexityRoot struct {
 
 	Payment struct {
 		Amount func(childComplexity int) int
-		ID     func(childComplexity int) int
 		Member func(childComplexity int) int
+		NodeID func(childComplexity int) int
 		UserID func(childComplexity int) int
 	}
 
@@ -396,7 +396,7 @@ type ComplexityRoot struct {
 		SettlesCurrency func(childComplexity int) int
 		Status          func(childComplexity int) int
 		To              func(childComplexity int) int
-		TxHash          func(childComplexity int) int
+		TxHashOrNil     func(childComplexity int) int
 	}
 
 	SettlementConnection struct {
@@ -444,8 +444,8 @@ type ComplexityRoot struct {
 
 	Split struct {
 		Amount     func(childComplexity int) int
-		ID         func(childComplexity int) int
 		Member     func(childComplexity int) int
+		NodeID     func(childComplexity int) int
 		Percentage func(childComplexity int) int
 		Shares     func(childComplexity int) int
 		UserID     func(childComplexity int) int
@@ -743,11 +743,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Expense.Amount(childComplexity), true
 	case "Expense.category":
-		if e.ComplexityRoot.Expense.Category == nil {
+		if e.ComplexityRoot.Expense.CategoryOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Expense.Category(childComplexity), true
+		return e.ComplexityRoot.Expense.CategoryOrNil(childComplexity), true
 	case "Expense.createdAt":
 		if e.ComplexityRoot.Expense.CreatedAt == nil {
 			break
@@ -1359,11 +1359,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.Invite.Uses(childComplexity), true
 
 	case "Member.avatarUrl":
-		if e.ComplexityRoot.Member.AvatarURL == nil {
+		if e.ComplexityRoot.Member.AvatarURLOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Member.AvatarURL(childComplexity), true
+		return e.ComplexityRoot.Member.AvatarURLOrNil(childComplexity), true
 	case "Member.balances":
 		if e.ComplexityRoot.Member.Balances == nil {
 			break
@@ -1382,12 +1382,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.Group(childComplexity), true
-	case "Member.id":
-		if e.ComplexityRoot.Member.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Member.ID(childComplexity), true
 	case "Member.joinedAt":
 		if e.ComplexityRoot.Member.JoinedAt == nil {
 			break
@@ -1406,6 +1400,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.Name(childComplexity), true
+	case "Member.id":
+		if e.ComplexityRoot.Member.NodeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.NodeID(childComplexity), true
 	case "Member.notificationSettings":
 		if e.ComplexityRoot.Member.NotificationSettings == nil {
 			break
@@ -1425,17 +1425,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Member.UserID(childComplexity), true
 	case "Member.username":
-		if e.ComplexityRoot.Member.Username == nil {
+		if e.ComplexityRoot.Member.UsernameOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Member.Username(childComplexity), true
+		return e.ComplexityRoot.Member.UsernameOrNil(childComplexity), true
 	case "Member.wallet":
-		if e.ComplexityRoot.Member.Wallet == nil {
+		if e.ComplexityRoot.Member.WalletOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Member.Wallet(childComplexity), true
+		return e.ComplexityRoot.Member.WalletOrNil(childComplexity), true
 
 	case "MemberConnection.edges":
 		if e.ComplexityRoot.MemberConnection.Edges == nil {
@@ -1832,18 +1832,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Payment.Amount(childComplexity), true
-	case "Payment.id":
-		if e.ComplexityRoot.Payment.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Payment.ID(childComplexity), true
 	case "Payment.member":
 		if e.ComplexityRoot.Payment.Member == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Payment.Member(childComplexity), true
+	case "Payment.id":
+		if e.ComplexityRoot.Payment.NodeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Payment.NodeID(childComplexity), true
 	case "Payment.userId":
 		if e.ComplexityRoot.Payment.UserID == nil {
 			break
@@ -2176,11 +2176,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Settlement.To(childComplexity), true
 	case "Settlement.txHash":
-		if e.ComplexityRoot.Settlement.TxHash == nil {
+		if e.ComplexityRoot.Settlement.TxHashOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Settlement.TxHash(childComplexity), true
+		return e.ComplexityRoot.Settlement.TxHashOrNil(childComplexity), true
 
 	case "SettlementConnection.edges":
 		if e.ComplexityRoot.SettlementConnection.Edges == nil {
@@ -2344,18 +2344,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Split.Amount(childComplexity), true
-	case "Split.id":
-		if e.ComplexityRoot.Split.ID == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Split.ID(childComplexity), true
 	case "Split.member":
 		if e.ComplexityRoot.Split.Member == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Split.Member(childComplexity), true
+	case "Split.id":
+		if e.ComplexityRoot.Split.NodeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Split.NodeID(childComplexity), true
 	case "Split.percentage":
 		if e.ComplexityRoot.Split.Percentage == nil {
 			break
@@ -2553,21 +2553,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
-		ec.unmarshalInputCreateAccessTokenInput,
-		ec.unmarshalInputCreateExpenseInput,
-		ec.unmarshalInputCreateGroupInput,
-		ec.unmarshalInputCreateInviteInput,
-		ec.unmarshalInputCreateRecurringExpenseInput,
-		ec.unmarshalInputCreateSettlementInput,
-		ec.unmarshalInputNotificationSettingsInput,
-		ec.unmarshalInputPaymentInput,
-		ec.unmarshalInputSplitInput,
-		ec.unmarshalInputUpdateExpenseInput,
-		ec.unmarshalInputUpdateGroupInput,
-		ec.unmarshalInputUpdateRecurringExpenseInput,
-		ec.unmarshalInputUpdateSettlementInput,
-	)
+	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("CreateAccessTokenInput", ec.unmarshalInputCreateAccessTokenInput),
+			graphql.NewInputUnmarshaler("CreateExpenseInput", ec.unmarshalInputCreateExpenseInput),
+			graphql.NewInputUnmarshaler("CreateGroupInput", ec.unmarshalInputCreateGroupInput),
+			graphql.NewInputUnmarshaler("CreateInviteInput", ec.unmarshalInputCreateInviteInput),
+			graphql.NewInputUnmarshaler("CreateRecurringExpenseInput", ec.unmarshalInputCreateRecurringExpenseInput),
+			graphql.NewInputUnmarshaler("CreateSettlementInput", ec.unmarshalInputCreateSettlementInput),
+			graphql.NewInputUnmarshaler("NotificationSettingsInput", ec.unmarshalInputNotificationSettingsInput),
+			graphql.NewInputUnmarshaler("PaymentInput", ec.unmarshalInputPaymentInput),
+			graphql.NewInputUnmarshaler("SplitInput", ec.unmarshalInputSplitInput),
+			graphql.NewInputUnmarshaler("UpdateExpenseInput", ec.unmarshalInputUpdateExpenseInput),
+			graphql.NewInputUnmarshaler("UpdateGroupInput", ec.unmarshalInputUpdateGroupInput),
+			graphql.NewInputUnmarshaler("UpdateRecurringExpenseInput", ec.unmarshalInputUpdateRecurringExpenseInput),
+			graphql.NewInputUnmarshaler("UpdateSettlementInput", ec.unmarshalInputUpdateSettlementInput),
+		)
+	}
 	first := true
 
 	switch opCtx.Operation.Operation {
@@ -2577,7 +2579,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			var data graphql.Marshaler
 			if first {
 				first = false
-				ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+				ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 				data = ec._Query(ctx, opCtx.Operation.SelectionSet)
 			} else {
 				if atomic.LoadInt32(&ec.PendingDeferred) > 0 {
@@ -2607,7 +2609,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				return nil
 			}
 			first = false
-			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
 			var buf bytes.Buffer
 			data.MarshalGQL(&buf)

@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -24,14 +23,7 @@ type SettlementResolver interface {
 	From(ctx context.Context, obj *store.Settlement) (*store.Member, error)
 	To(ctx context.Context, obj *store.Settlement) (*store.Member, error)
 
-	TxHash(ctx context.Context, obj *store.Settlement) (*string, error)
-
 	ConfirmedBy(ctx context.Context, obj *store.Settlement) (*store.Member, error)
-	SettlesCurrency(ctx context.Context, obj *store.Settlement) (*string, error)
-	SettledAmount(ctx context.Context, obj *store.Settlement) (*money.Decimal, error)
-	Rate(ctx context.Context, obj *store.Settlement) (*money.Decimal, error)
-	RateSource(ctx context.Context, obj *store.Settlement) (*string, error)
-	RateDate(ctx context.Context, obj *store.Settlement) (*string, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -62,7 +54,7 @@ func (ec *executionContext) _Settlement_id(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Settlement_group(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -181,7 +173,7 @@ func (ec *executionContext) _Settlement_amount(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _Settlement_currency(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -204,7 +196,7 @@ func (ec *executionContext) _Settlement_currency(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "String")
 }
 
 func (ec *executionContext) _Settlement_txHash(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -216,7 +208,7 @@ func (ec *executionContext) _Settlement_txHash(ctx context.Context, field graphq
 			return ec.fieldContext_Settlement_txHash(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().TxHash(ctx, obj)
+			return obj.TxHashOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -227,7 +219,7 @@ func (ec *executionContext) _Settlement_txHash(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_txHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "String")
 }
 
 func (ec *executionContext) _Settlement_status(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -250,7 +242,7 @@ func (ec *executionContext) _Settlement_status(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, false, false, errors.New("field of type SettlementStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "SettlementStatus")
 }
 
 func (ec *executionContext) _Settlement_createdAt(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -273,7 +265,7 @@ func (ec *executionContext) _Settlement_createdAt(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Settlement_completedAt(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -296,7 +288,7 @@ func (ec *executionContext) _Settlement_completedAt(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_completedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _Settlement_confirmedBy(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -340,7 +332,7 @@ func (ec *executionContext) _Settlement_settlesCurrency(ctx context.Context, fie
 			return ec.fieldContext_Settlement_settlesCurrency(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().SettlesCurrency(ctx, obj)
+			return obj.SettlesCurrency(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -351,7 +343,7 @@ func (ec *executionContext) _Settlement_settlesCurrency(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_settlesCurrency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "String")
 }
 
 func (ec *executionContext) _Settlement_settledAmount(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -363,7 +355,7 @@ func (ec *executionContext) _Settlement_settledAmount(ctx context.Context, field
 			return ec.fieldContext_Settlement_settledAmount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().SettledAmount(ctx, obj)
+			return obj.SettledAmount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
@@ -374,7 +366,7 @@ func (ec *executionContext) _Settlement_settledAmount(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_settledAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "Decimal")
 }
 
 func (ec *executionContext) _Settlement_rate(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -386,7 +378,7 @@ func (ec *executionContext) _Settlement_rate(ctx context.Context, field graphql.
 			return ec.fieldContext_Settlement_rate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().Rate(ctx, obj)
+			return obj.Rate(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
@@ -397,7 +389,7 @@ func (ec *executionContext) _Settlement_rate(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_rate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "Decimal")
 }
 
 func (ec *executionContext) _Settlement_rateSource(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -409,7 +401,7 @@ func (ec *executionContext) _Settlement_rateSource(ctx context.Context, field gr
 			return ec.fieldContext_Settlement_rateSource(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().RateSource(ctx, obj)
+			return obj.RateSource(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -420,7 +412,7 @@ func (ec *executionContext) _Settlement_rateSource(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_rateSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "String")
 }
 
 func (ec *executionContext) _Settlement_rateDate(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
@@ -432,7 +424,7 @@ func (ec *executionContext) _Settlement_rateDate(ctx context.Context, field grap
 			return ec.fieldContext_Settlement_rateDate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Settlement().RateDate(ctx, obj)
+			return obj.RateDate(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -443,7 +435,7 @@ func (ec *executionContext) _Settlement_rateDate(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Settlement_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Settlement", field, true, true, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("Settlement", field, true, false, "Date")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -547,6 +539,18 @@ func (ec *executionContext) unmarshalInputCreateSettlementInput(ctx context.Cont
 	return it, nil
 }
 
+// UnmarshalCreateSettlementInput unmarshals raw into the CreateSettlementInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateSettlementInput(ctx context.Context, raw any) (model.CreateSettlementInput, error) {
+	var out model.CreateSettlementInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateSettlementInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputUpdateSettlementInput(ctx context.Context, obj any) (model.UpdateSettlementInput, error) {
 	var it model.UpdateSettlementInput
 	if obj == nil {
@@ -584,6 +588,18 @@ func (ec *executionContext) unmarshalInputUpdateSettlementInput(ctx context.Cont
 	return it, nil
 }
 
+// UnmarshalUpdateSettlementInput unmarshals raw into the UpdateSettlementInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateSettlementInput(ctx context.Context, raw any) (model.UpdateSettlementInput, error) {
+	var out model.UpdateSettlementInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateSettlementInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -598,8 +614,7 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, settlementImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -610,119 +625,23 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "group":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_group(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Settlement_group(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "from":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_from(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Settlement_from(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "to":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_to(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Settlement_to(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "amount":
 			out.Values[i] = ec._Settlement_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -734,43 +653,10 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "txHash":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_txHash(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Settlement_txHash(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "status":
 			out.Values[i] = ec._Settlement_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -787,233 +673,36 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "confirmedBy":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_confirmedBy(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Settlement_confirmedBy(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "settlesCurrency":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_settlesCurrency(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Settlement_settlesCurrency(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "settledAmount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_settledAmount(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Settlement_settledAmount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "rate":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_rate(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Settlement_rate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "rateSource":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_rateSource(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Settlement_rateSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "rateDate":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Settlement_rateDate(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Settlement_rateDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1023,14 +712,10 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -1066,9 +751,7 @@ func (ec *executionContext) marshalNSettlement2ᚕgithubᚗcomᚋfractiᚋapiᚋ
 
 func (ec *executionContext) marshalNSettlement2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSettlement(ctx context.Context, sel ast.SelectionSet, v *store.Settlement) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Settlement!")
 		return graphql.Null
 	}
 	return ec._Settlement(ctx, sel, v)
@@ -1084,9 +767,7 @@ func (ec *executionContext) marshalNSettlementStatus2githubᚗcomᚋfractiᚋapi
 	_ = sel
 	res := graphql.MarshalString(marshalNSettlementStatus2githubᚗcomᚋfractiᚋapiᚋstoreᚐSettlementStatus[v])
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "SettlementStatus!")
 	}
 	return res
 }

@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -52,7 +51,7 @@ func (ec *executionContext) _CategoryAmount_category(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_CategoryAmount_category(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CategoryAmount", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("CategoryAmount", field, true, true, "String")
 }
 
 func (ec *executionContext) _CategoryAmount_amount(ctx context.Context, field graphql.CollectedField, obj *store.CategoryAmount) (ret graphql.Marshaler) {
@@ -75,7 +74,7 @@ func (ec *executionContext) _CategoryAmount_amount(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_CategoryAmount_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CategoryAmount", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("CategoryAmount", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _MemberSpending_member(ctx context.Context, field graphql.CollectedField, obj *store.MemberSpending) (ret graphql.Marshaler) {
@@ -130,7 +129,7 @@ func (ec *executionContext) _MemberSpending_paid(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_MemberSpending_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MemberSpending", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("MemberSpending", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _MemberSpending_share(ctx context.Context, field graphql.CollectedField, obj *store.MemberSpending) (ret graphql.Marshaler) {
@@ -153,7 +152,7 @@ func (ec *executionContext) _MemberSpending_share(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_MemberSpending_share(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MemberSpending", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("MemberSpending", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _SpendingBucket_start(ctx context.Context, field graphql.CollectedField, obj *store.SpendingBucket) (ret graphql.Marshaler) {
@@ -176,7 +175,7 @@ func (ec *executionContext) _SpendingBucket_start(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_SpendingBucket_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SpendingBucket", field, false, false, errors.New("field of type Date does not have child fields"))
+	return graphql.NewScalarFieldContext("SpendingBucket", field, false, false, "Date")
 }
 
 func (ec *executionContext) _SpendingBucket_currency(ctx context.Context, field graphql.CollectedField, obj *store.SpendingBucket) (ret graphql.Marshaler) {
@@ -199,7 +198,7 @@ func (ec *executionContext) _SpendingBucket_currency(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_SpendingBucket_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SpendingBucket", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("SpendingBucket", field, false, false, "String")
 }
 
 func (ec *executionContext) _SpendingBucket_total(ctx context.Context, field graphql.CollectedField, obj *store.SpendingBucket) (ret graphql.Marshaler) {
@@ -222,7 +221,7 @@ func (ec *executionContext) _SpendingBucket_total(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_SpendingBucket_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SpendingBucket", field, false, false, errors.New("field of type Decimal does not have child fields"))
+	return graphql.NewScalarFieldContext("SpendingBucket", field, false, false, "Decimal")
 }
 
 func (ec *executionContext) _SpendingBucket_count(ctx context.Context, field graphql.CollectedField, obj *store.SpendingBucket) (ret graphql.Marshaler) {
@@ -245,7 +244,7 @@ func (ec *executionContext) _SpendingBucket_count(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_SpendingBucket_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SpendingBucket", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("SpendingBucket", field, false, false, "Int")
 }
 
 func (ec *executionContext) _SpendingBucket_byCategory(ctx context.Context, field graphql.CollectedField, obj *store.SpendingBucket) (ret graphql.Marshaler) {
@@ -330,50 +329,17 @@ func (ec *executionContext) _CategoryAmount(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, categoryAmountImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CategoryAmount")
 		case "category":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._CategoryAmount_category(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CategoryAmount_category(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "amount":
 			out.Values[i] = ec._CategoryAmount_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -388,14 +354,10 @@ func (ec *executionContext) _CategoryAmount(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -406,50 +368,17 @@ func (ec *executionContext) _MemberSpending(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, memberSpendingImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("MemberSpending")
 		case "member":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MemberSpending_member(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._MemberSpending_member(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "paid":
 			out.Values[i] = ec._MemberSpending_paid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -469,14 +398,10 @@ func (ec *executionContext) _MemberSpending(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -487,8 +412,7 @@ func (ec *executionContext) _SpendingBucket(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, spendingBucketImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -532,14 +456,10 @@ func (ec *executionContext) _SpendingBucket(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }

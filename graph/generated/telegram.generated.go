@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -45,7 +44,7 @@ func (ec *executionContext) _NotificationSettings_muted(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_NotificationSettings_muted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationSettings", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationSettings", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _NotificationSettings_digest(ctx context.Context, field graphql.CollectedField, obj *model.NotificationSettings) (ret graphql.Marshaler) {
@@ -68,7 +67,7 @@ func (ec *executionContext) _NotificationSettings_digest(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_NotificationSettings_digest(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NotificationSettings", field, false, false, errors.New("field of type Digest does not have child fields"))
+	return graphql.NewScalarFieldContext("NotificationSettings", field, false, false, "Digest")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -112,6 +111,18 @@ func (ec *executionContext) unmarshalInputNotificationSettingsInput(ctx context.
 	return it, nil
 }
 
+// UnmarshalNotificationSettingsInput unmarshals raw into the NotificationSettingsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalNotificationSettingsInput(ctx context.Context, raw any) (model.NotificationSettingsInput, error) {
+	var out model.NotificationSettingsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "NotificationSettingsInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -126,8 +137,7 @@ func (ec *executionContext) _NotificationSettings(ctx context.Context, sel ast.S
 	fields := graphql.CollectFields(ec.OperationContext, sel, notificationSettingsImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -151,14 +161,10 @@ func (ec *executionContext) _NotificationSettings(ctx context.Context, sel ast.S
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -177,9 +183,7 @@ func (ec *executionContext) marshalNDigest2githubᚗcomᚋfractiᚋapiᚋstore�
 	_ = sel
 	res := graphql.MarshalString(marshalNDigest2githubᚗcomᚋfractiᚋapiᚋstoreᚐDigest[v])
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Digest!")
 	}
 	return res
 }
@@ -199,9 +203,7 @@ var (
 
 func (ec *executionContext) marshalNNotificationSettings2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐNotificationSettings(ctx context.Context, sel ast.SelectionSet, v *model.NotificationSettings) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "NotificationSettings!")
 		return graphql.Null
 	}
 	return ec._NotificationSettings(ctx, sel, v)

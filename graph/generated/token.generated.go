@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -54,7 +53,7 @@ func (ec *executionContext) _AccessToken_id(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_AccessToken_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AccessToken", field, false, false, errors.New("field of type ID does not have child fields"))
+	return graphql.NewScalarFieldContext("AccessToken", field, false, false, "ID")
 }
 
 func (ec *executionContext) _AccessToken_name(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -77,7 +76,7 @@ func (ec *executionContext) _AccessToken_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_AccessToken_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AccessToken", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("AccessToken", field, false, false, "String")
 }
 
 func (ec *executionContext) _AccessToken_scopes(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -100,7 +99,7 @@ func (ec *executionContext) _AccessToken_scopes(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_AccessToken_scopes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AccessToken", field, true, true, errors.New("field of type TokenScope does not have child fields"))
+	return graphql.NewScalarFieldContext("AccessToken", field, true, true, "TokenScope")
 }
 
 func (ec *executionContext) _AccessToken_createdAt(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -123,7 +122,7 @@ func (ec *executionContext) _AccessToken_createdAt(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_AccessToken_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AccessToken", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("AccessToken", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _AccessToken_lastUsedAt(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -146,7 +145,7 @@ func (ec *executionContext) _AccessToken_lastUsedAt(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_AccessToken_lastUsedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AccessToken", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("AccessToken", field, true, true, "String")
 }
 
 func (ec *executionContext) _AccessToken_expiresAt(ctx context.Context, field graphql.CollectedField, obj *store.Token) (ret graphql.Marshaler) {
@@ -169,7 +168,7 @@ func (ec *executionContext) _AccessToken_expiresAt(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_AccessToken_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("AccessToken", field, true, true, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("AccessToken", field, true, true, "DateTime")
 }
 
 func (ec *executionContext) _NewAccessToken_token(ctx context.Context, field graphql.CollectedField, obj *model.NewAccessToken) (ret graphql.Marshaler) {
@@ -192,7 +191,7 @@ func (ec *executionContext) _NewAccessToken_token(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_NewAccessToken_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NewAccessToken", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("NewAccessToken", field, false, false, "String")
 }
 
 func (ec *executionContext) _NewAccessToken_accessToken(ctx context.Context, field graphql.CollectedField, obj *model.NewAccessToken) (ret graphql.Marshaler) {
@@ -275,6 +274,18 @@ func (ec *executionContext) unmarshalInputCreateAccessTokenInput(ctx context.Con
 	return it, nil
 }
 
+// UnmarshalCreateAccessTokenInput unmarshals raw into the CreateAccessTokenInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateAccessTokenInput(ctx context.Context, raw any) (model.CreateAccessTokenInput, error) {
+	var out model.CreateAccessTokenInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateAccessTokenInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -289,8 +300,7 @@ func (ec *executionContext) _AccessToken(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, accessTokenImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -306,124 +316,28 @@ func (ec *executionContext) _AccessToken(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "scopes":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._AccessToken_scopes(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AccessToken_scopes(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "createdAt":
 			out.Values[i] = ec._AccessToken_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lastUsedAt":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._AccessToken_lastUsedAt(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AccessToken_lastUsedAt(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "expiresAt":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._AccessToken_expiresAt(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._AccessToken_expiresAt(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -433,14 +347,10 @@ func (ec *executionContext) _AccessToken(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -451,8 +361,7 @@ func (ec *executionContext) _NewAccessToken(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, newAccessTokenImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -476,14 +385,10 @@ func (ec *executionContext) _NewAccessToken(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -514,9 +419,7 @@ func (ec *executionContext) marshalNAccessToken2ᚕgithubᚗcomᚋfractiᚋapi�
 
 func (ec *executionContext) marshalNAccessToken2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐToken(ctx context.Context, sel ast.SelectionSet, v *store.Token) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "AccessToken!")
 		return graphql.Null
 	}
 	return ec._AccessToken(ctx, sel, v)
@@ -529,9 +432,7 @@ func (ec *executionContext) unmarshalNCreateAccessTokenInput2githubᚗcomᚋfrac
 
 func (ec *executionContext) marshalNNewAccessToken2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐNewAccessToken(ctx context.Context, sel ast.SelectionSet, v *model.NewAccessToken) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "NewAccessToken!")
 		return graphql.Null
 	}
 	return ec._NewAccessToken(ctx, sel, v)
@@ -547,9 +448,7 @@ func (ec *executionContext) marshalNTokenScope2githubᚗcomᚋfractiᚋapiᚋaut
 	_ = sel
 	res := graphql.MarshalString(marshalNTokenScope2githubᚗcomᚋfractiᚋapiᚋauthᚐScope[v])
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "TokenScope!")
 	}
 	return res
 }

@@ -4,7 +4,6 @@ package generated
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -50,7 +49,7 @@ func (ec *executionContext) _Usage_day(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Usage_day(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Usage", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Usage", field, false, false, "String")
 }
 
 func (ec *executionContext) _Usage_reads(ctx context.Context, field graphql.CollectedField, obj *quota.Usage) (ret graphql.Marshaler) {
@@ -73,7 +72,7 @@ func (ec *executionContext) _Usage_reads(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Usage_reads(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Usage", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Usage", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Usage_writes(ctx context.Context, field graphql.CollectedField, obj *quota.Usage) (ret graphql.Marshaler) {
@@ -96,7 +95,7 @@ func (ec *executionContext) _Usage_writes(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Usage_writes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Usage", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Usage", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Usage_readLimit(ctx context.Context, field graphql.CollectedField, obj *quota.Usage) (ret graphql.Marshaler) {
@@ -119,7 +118,7 @@ func (ec *executionContext) _Usage_readLimit(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Usage_readLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Usage", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Usage", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Usage_writeLimit(ctx context.Context, field graphql.CollectedField, obj *quota.Usage) (ret graphql.Marshaler) {
@@ -142,7 +141,7 @@ func (ec *executionContext) _Usage_writeLimit(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Usage_writeLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Usage", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Usage", field, true, true, "Int")
 }
 
 func (ec *executionContext) _Usage_resetsAt(ctx context.Context, field graphql.CollectedField, obj *quota.Usage) (ret graphql.Marshaler) {
@@ -165,7 +164,7 @@ func (ec *executionContext) _Usage_resetsAt(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_Usage_resetsAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Usage", field, false, false, errors.New("field of type DateTime does not have child fields"))
+	return graphql.NewScalarFieldContext("Usage", field, false, false, "DateTime")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -186,8 +185,7 @@ func (ec *executionContext) _Usage(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, usageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -208,81 +206,17 @@ func (ec *executionContext) _Usage(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "readLimit":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Usage_readLimit(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Usage_readLimit(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "writeLimit":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Usage_writeLimit(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Usage_writeLimit(ctx, field, obj)
 				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "resetsAt":
 			out.Values[i] = ec._Usage_resetsAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -297,14 +231,10 @@ func (ec *executionContext) _Usage(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
-
-	ec.ProcessDeferredGroup(graphql.DeferredGroup{
-		Defers:   deferLabelToView,
-		Path:     graphql.GetPath(ctx),
-		FieldSet: deferredFieldSet,
-		Context:  ctx,
-	})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
 
 	return out
 }
@@ -315,9 +245,7 @@ func (ec *executionContext) _Usage(ctx context.Context, sel ast.SelectionSet, ob
 
 func (ec *executionContext) marshalNUsage2ᚖgithubᚗcomᚋfractiᚋapiᚋquotaᚐUsage(ctx context.Context, sel ast.SelectionSet, v *quota.Usage) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Usage!")
 		return graphql.Null
 	}
 	return ec._Usage(ctx, sel, v)

@@ -4,7 +4,6 @@
 package apitest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -290,21 +289,14 @@ func (u *User) Do(query string, vars ...any) Result {
 		}
 		body["variables"] = variables
 	}
-	b, err := json.Marshal(body)
-	require.NoError(u.api.t, err)
-	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	if u.header != "" {
-		req.Header.Set("Authorization", u.header)
-	}
-	w := httptest.NewRecorder()
-	u.api.handler.ServeHTTP(w, req)
+	w := u.post(body)
 	var resp struct {
 		Data   any
 		Errors []Error
 	}
 	require.NoError(u.api.t, json.Unmarshal(w.Body.Bytes(), &resp), "HTTP %d: %s", w.Code, w.Body)
 	res := Result{Errors: resp.Errors, Status: w.Code, RetryAfter: w.Header().Get("Retry-After")}
+	var err error
 	res.Data, err = json.Marshal(resp.Data) // keys in order, null when absent
 	require.NoError(u.api.t, err)
 	return res

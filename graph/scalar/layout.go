@@ -1,0 +1,5 @@
+package scalar
+
+// DateTimeLayout is how a DateTime is written (MarshalDateTime), for
+// writers that append it without a Marshaler (the executor's fast path).
+const DateTimeLayout = dateTimeLayout
