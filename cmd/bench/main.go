@@ -47,6 +47,7 @@ type options struct {
 	before     string        // a saved report whose execution figures are the "before"
 	cpuProfile string        // where to write a CPU profile of the group screen's execution runs
 	serverProf string        // where to write CPU and allocation profiles of the server's sequential runs (<path>.cpu, <path>.mem)
+	profAllocs bool          // sample allocations in -server-profile (which costs the CPU profile some accuracy)
 	generic    bool          // the server without its fast path (FAST_MARSHAL=false)
 }
 
@@ -65,6 +66,7 @@ func main() {
 	flag.BoolVar(&o.gcDefaults, "gc-defaults", true, "apply the server's garbage collector defaults (GOGC, GOMEMLIMIT where unset) as `serve` does")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the group screen's execution runs (the screen asked once and twice, sequentially) to this file")
 	flag.StringVar(&o.serverProf, "server-profile", "", "write a CPU profile (`path`.cpu) and an allocation profile (path.mem) of the server side's sequential runs of every screen, labelled screen=<name> (go tool pprof -tagfocus screen=home)")
+	flag.BoolVar(&o.profAllocs, "profile-allocs", true, "with -server-profile, also sample allocations (path.mem); their sampling shows in the CPU profile, so turn it off for a clean one")
 	flag.StringVar(&o.before, "before", "", "a report this tool printed earlier: its execution figures are shown beside this run's as the before (default: main's before issue 27, before_issue27.txt)")
 	flag.BoolVar(&o.generic, "generic-marshal", false, "run the server without its fast path for hot lists (FAST_MARSHAL=false)")
 	flag.Parse()

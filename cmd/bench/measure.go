@@ -70,7 +70,7 @@ func measureScreen(ctx context.Context, sc screen, o options) ([]row, throughput
 		}
 		do := side.do
 		if side.name == "server" && o.serverProf != "" {
-			do = profileServer(sc.name, do)
+			do = profileServer(sc.name, do, o.profAllocs)
 		}
 		if err := sequential(ctx, do, o.n, &r); err != nil {
 			return nil, throughput{}, fmt.Errorf("%s: %w", side.name, err)

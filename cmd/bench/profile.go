@@ -42,11 +42,13 @@ func startServerProfile(path string) (func(), error) {
 // profileServer wraps the server side's requests of one screen: their CPU
 // samples carry the label screen=<name> (with every goroutine they start),
 // and allocations are sampled only while one is served.
-func profileServer(screen string, do func(context.Context, bool) error) func(context.Context, bool) error {
+func profileServer(screen string, do func(context.Context, bool) error, allocs bool) func(context.Context, bool) error {
 	labels := pprof.Labels("screen", screen)
 	return func(ctx context.Context, check bool) error {
 		var err error
-		runtime.MemProfileRate = memProfileRate
+		if allocs {
+			runtime.MemProfileRate = memProfileRate
+		}
 		pprof.Do(ctx, labels, func(ctx context.Context) { err = do(ctx, check) })
 		runtime.MemProfileRate = 0
 		return err
