@@ -13,19 +13,19 @@ import (
 	"github.com/fracti/api/store"
 )
 
-// Member is the batch resolver for the member field.
-func (r *balanceResolver) Member(ctx context.Context, objs []*model.Balance) ([]*store.Member, error) {
-	return memberRefs(ctx, objs, func(b *model.Balance) (string, string) { return b.GroupID, b.UserID })
+// Member is the resolver for the member field.
+func (r *balanceResolver) Member(ctx context.Context, obj *model.Balance) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.UserID)
 }
 
-// From is the batch resolver for the from field.
-func (r *debtResolver) From(ctx context.Context, objs []*model.Debt) ([]*store.Member, error) {
-	return memberRefs(ctx, objs, func(d *model.Debt) (string, string) { return d.GroupID, d.FromID })
+// From is the resolver for the from field.
+func (r *debtResolver) From(ctx context.Context, obj *model.Debt) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.FromID)
 }
 
-// To is the batch resolver for the to field.
-func (r *debtResolver) To(ctx context.Context, objs []*model.Debt) ([]*store.Member, error) {
-	return memberRefs(ctx, objs, func(d *model.Debt) (string, string) { return d.GroupID, d.ToID })
+// To is the resolver for the to field.
+func (r *debtResolver) To(ctx context.Context, obj *model.Debt) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.ToID)
 }
 
 // Balance returns generated.BalanceResolver implementation.

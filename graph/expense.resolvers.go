@@ -22,9 +22,9 @@ func (r *expenseResolver) Group(ctx context.Context, obj *store.Expense) (*store
 	return group(ctx, obj.GroupID)
 }
 
-// Payer is the batch resolver for the payer field.
-func (r *expenseResolver) Payer(ctx context.Context, objs []*store.Expense) ([]*store.Member, error) {
-	return memberRefs(ctx, objs, func(e *store.Expense) (string, string) { return e.GroupID, e.PayerID })
+// Payer is the resolver for the payer field.
+func (r *expenseResolver) Payer(ctx context.Context, obj *store.Expense) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.PayerID)
 }
 
 // RestorableUntil is the resolver for the restorableUntil field.
@@ -148,9 +148,9 @@ func (r *mutationResolver) RestoreExpense(ctx context.Context, id string) (*stor
 	return &restored, nil
 }
 
-// Member is the batch resolver for the member field.
-func (r *paymentResolver) Member(ctx context.Context, objs []*store.Payment) ([]*store.Member, error) {
-	return memberRefs(ctx, objs, func(p *store.Payment) (string, string) { return p.GroupID, p.UserID })
+// Member is the resolver for the member field.
+func (r *paymentResolver) Member(ctx context.Context, obj *store.Payment) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.UserID)
 }
 
 // Expense is the resolver for the expense field.
@@ -188,9 +188,9 @@ func (r *shareResolver) Payer(ctx context.Context, obj *store.Share) (*store.Mem
 	return member(ctx, obj.GroupID, obj.PayerID)
 }
 
-// Member is the batch resolver for the member field.
-func (r *splitResolver) Member(ctx context.Context, objs []*store.Split) ([]*store.Member, error) {
-	return memberRefs(ctx, objs, func(sp *store.Split) (string, string) { return sp.GroupID, sp.UserID })
+// Member is the resolver for the member field.
+func (r *splitResolver) Member(ctx context.Context, obj *store.Split) (*store.Member, error) {
+	return member(ctx, obj.GroupID, obj.UserID)
 }
 
 // Expense returns generated.ExpenseResolver implementation.

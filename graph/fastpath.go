@@ -44,11 +44,18 @@ type fastPath struct {
 	// it belongs to: what fragments' type conditions are matched against
 	// (gqlgen's generated <type>Implementors).
 	satisfies map[string][]string
+	// sizes is, per list field, the length of the last value written: the
+	// next one's buffer starts that large instead of growing by doubling
+	// from nothing (each step a new array and a copy).
+	sizes map[string]*atomic.Int64
 }
 
 // newFastPath prepares the fast path for a schema.
 func newFastPath(s *ast.Schema) *fastPath {
-	p := &fastPath{satisfies: map[string][]string{}}
+	p := &fastPath{satisfies: map[string][]string{}, sizes: map[string]*atomic.Int64{}}
+	for name := range fastLists {
+		p.sizes[name] = new(atomic.Int64)
+	}
 	for _, name := range fastTypes {
 		names := []string{name}
 		for _, d := range s.GetImplements(s.Types[name]) {
@@ -69,7 +76,7 @@ func (p *fastPath) around(ctx context.Context, next graphql.Resolver) (any, erro
 	if err != nil || res == nil {
 		return res, err
 	}
-	if m := p.render(ctx, fc.Field.Selections, res); m != nil {
+	if m := p.render(ctx, fc.Field.Selections, res, p.sizes[fc.Field.Name]); m != nil {
 		fastWritten.Add(1)
 		return m, nil
 	}
@@ -88,13 +95,14 @@ type unsupported struct{}
 // render writes a list field's value, or returns nil when the generic path
 // must: a first pass checks every field is supported and notes the members
 // to load, the second writes with them loaded.
-func (p *fastPath) render(ctx context.Context, sel ast.SelectionSet, res any) (m graphql.Marshaler) {
+func (p *fastPath) render(ctx context.Context, sel ast.SelectionSet, res any, size *atomic.Int64) (m graphql.Marshaler) {
 	defer func() {
 		if recover() != nil {
 			m = nil
 		}
 	}()
 	w := &writer{p: p, fields: fastjson.NewFields(graphql.GetOperationContext(ctx)), dry: true}
+	w.b.B = make([]byte, 0, size.Load())
 	w.value(sel, res)
 	if len(w.need) > 0 {
 		w.members = make(map[store.MemberKey]*store.Member, len(w.need))
@@ -114,6 +122,7 @@ func (p *fastPath) render(ctx context.Context, sel ast.SelectionSet, res any) (m
 	w.dry = false
 	w.b.B = w.b.B[:0] // the first pass sized it
 	w.value(sel, res)
+	size.Store(int64(len(w.b.B)))
 	return &w.b
 }
 

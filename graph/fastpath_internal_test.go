@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func renderField(t *testing.T, query string, res any) *string {
 	op := doc.Operations[0]
 	ctx := graphql.WithOperationContext(context.Background(), &graphql.OperationContext{Doc: doc, Operation: op, Variables: map[string]any{"t": true}})
 	list := op.SelectionSet[0].(*ast.Field).SelectionSet[0].(*ast.Field)
-	m := newFastPath(schema).render(ctx, list.SelectionSet, res)
+	m := newFastPath(schema).render(ctx, list.SelectionSet, res, new(atomic.Int64))
 	if m == nil {
 		return nil
 	}

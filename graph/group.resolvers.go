@@ -62,7 +62,14 @@ func (r *groupResolver) Balances(ctx context.Context, obj *store.Group) ([]model
 	if err != nil {
 		return nil, err
 	}
-	var out []model.Balance
+	n := 0
+	for _, b := range gb.Books {
+		n += max(len(b.Users), len(gb.MemberIDs))
+	}
+	var out []model.Balance // nil when there is no book, as before
+	if n > 0 {
+		out = make([]model.Balance, 0, n)
+	}
 	for _, b := range gb.Books {
 		users := slices.Clone(gb.MemberIDs)
 		for u, ub := range b.Users {

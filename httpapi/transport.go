@@ -106,11 +106,7 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	if len(resp.Errors) > 0 {
 		noteFailed(ctx)
 	}
-	b, err := json.Marshal(resp)
-	if err != nil { // our bug, not the client's
-		panic(fmt.Errorf("encode response: %w", err))
-	}
-	_, _ = w.Write(b)
+	_, _ = w.Write(encodeResponse(resp))
 }
 
 // operation reads the request and makes its operation context, which is

@@ -2,7 +2,10 @@ package money
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"math/bits"
+	"strconv"
 	"strings"
 )
 
@@ -39,13 +42,44 @@ func ParseDecimal(s string) (Decimal, error) {
 	digits := s
 	if i := strings.IndexByte(s, '.'); i >= 0 {
 		scale = len(s) - i - 1
+		if coef, ok := parseSmall(s); ok {
+			return Decimal{coef: coef, scale: int32(scale)}, nil
+		}
 		digits = s[:i] + s[i+1:]
+	} else if coef, ok := parseSmall(s); ok {
+		return Decimal{coef: coef, scale: 0}, nil
 	}
 	coef, ok := new(big.Int).SetString(digits, 10)
 	if !ok { // cannot happen after isDecimalSyntax; kept so a bug is an error, not a panic
 		return Decimal{}, fmt.Errorf("%w: %q (write it like \"12.50\")", ErrSyntax, s)
 	}
 	return Decimal{coef: coef, scale: int32(scale)}, nil
+}
+
+// maxSmallDigits is the most digits parseSmall reads: any 18 digits fit in
+// an int64.
+const maxSmallDigits = 18
+
+// parseSmall reads a number of valid syntax with at most maxSmallDigits
+// digits without big.Int's general parser: every amount stored or typed in
+// practice, read for a fraction of the allocations (a screen reads
+// thousands). ok is false for longer numbers.
+func parseSmall(s string) (coef *big.Int, ok bool) {
+	neg := s[0] == '-'
+	var v int64
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; isDigit(c) {
+			if n++; n > maxSmallDigits {
+				return nil, false
+			}
+			v = v*10 + int64(c-'0')
+		}
+	}
+	if neg {
+		v = -v
+	}
+	return big.NewInt(v), true
 }
 
 // isDecimalSyntax checks the grammar -?[0-9]+(\.[0-9]+)? by hand, because
@@ -132,16 +166,56 @@ func (d Decimal) rescaled(s int32) *big.Int {
 	if s == d.scale {
 		return d.c()
 	}
-	return new(big.Int).Mul(d.c(), pow10(int(s-d.scale)))
+	n := int(s - d.scale)
+	if c := d.c(); c.IsInt64() && n < len(smallPow10) {
+		// Most amounts: the product in an int64 when it fits, without
+		// building a power of ten.
+		v, p := c.Int64(), smallPow10[n]
+		if hi, lo := bits.Mul64(uint64(absInt64(v)), uint64(p)); hi == 0 && lo <= math.MaxInt64 && v != math.MinInt64 {
+			if v < 0 {
+				return big.NewInt(-int64(lo))
+			}
+			return big.NewInt(int64(lo))
+		}
+	}
+	return new(big.Int).Mul(d.c(), pow10(n))
+}
+
+// absInt64 is |v| (v > math.MinInt64).
+func absInt64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // pow10 returns a new 10^n.
 func pow10(n int) *big.Int {
+	if 0 <= n && n < len(smallPow10) {
+		return new(big.Int).SetInt64(smallPow10[n])
+	}
 	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
 }
 
+// smallPow10 is 10^0 … 10^18, the powers of ten an int64 holds.
+var smallPow10 = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
 // formatFixed writes v × 10^-scale with exactly scale fractional digits.
 func formatFixed(v *big.Int, scale int) string {
+	if v.IsInt64() && v.Int64() != math.MinInt64 && scale < 64 {
+		return formatSmall(v.Int64(), scale)
+	}
+	return formatBig(v, scale)
+}
+
+// formatBig is formatFixed for any value.
+func formatBig(v *big.Int, scale int) string {
 	neg := v.Sign() < 0
 	digits := new(big.Int).Abs(v).String()
 	if scale > 0 {
@@ -155,4 +229,35 @@ func formatFixed(v *big.Int, scale int) string {
 		return "-" + digits
 	}
 	return digits
+}
+
+// formatSmall is formatFixed for a value an int64 holds, written in one
+// allocation (the string) where big.Int's formatting takes several: a
+// screen writes thousands of amounts.
+func formatSmall(v int64, scale int) string {
+	var buf [96]byte // sign, up to 63 leading zeros, 19 digits, the point
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], v, 10)
+	out := buf[:0]
+	if v < 0 {
+		out = append(out, '-')
+		d = d[1:]
+	}
+	if scale > 0 {
+		if len(d) <= scale {
+			out = append(out, '0', '.')
+			for i := len(d); i < scale; i++ {
+				out = append(out, '0')
+			}
+			out = append(out, d...)
+		} else {
+			p := len(d) - scale
+			out = append(out, d[:p]...)
+			out = append(out, '.')
+			out = append(out, d[p:]...)
+		}
+	} else {
+		out = append(out, d...)
+	}
+	return string(out)
 }

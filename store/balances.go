@@ -252,6 +252,15 @@ func decodeBook(item map[string]types.AttributeValue) (*ledger.Book, error) {
 		return nil, err
 	}
 	b := ledger.NewBook(cur)
+	// The pairs are most of a book's attributes: sized once, the map is
+	// not rebuilt again and again as it grows.
+	pairs := 0
+	for name := range item {
+		if strings.HasPrefix(name, attrDebt) {
+			pairs++
+		}
+	}
+	b.Pairs = make(map[ledger.Pair]money.Amount, pairs)
 	user := func(id string) *ledger.UserBalance {
 		u := b.Users[id]
 		if u == nil {

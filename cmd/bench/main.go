@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -45,6 +46,8 @@ type options struct {
 	gcDefaults bool          // apply the server's GOGC/GOMEMLIMIT defaults (gctune) as serve does
 	before     string        // a saved report whose execution figures are the "before"
 	cpuProfile string        // where to write a CPU profile of the group screen's execution runs
+	serverProf string        // where to write CPU and allocation profiles of the server's sequential runs (<path>.cpu, <path>.mem)
+	profAllocs bool          // sample allocations in -server-profile (which costs the CPU profile some accuracy)
 	generic    bool          // the server without its fast path (FAST_MARSHAL=false)
 }
 
@@ -62,6 +65,8 @@ func main() {
 	flag.DurationVar(&o.loaderWait, "loader-wait", 0, "the server's dataloader batch window (0: the server's default)")
 	flag.BoolVar(&o.gcDefaults, "gc-defaults", true, "apply the server's garbage collector defaults (GOGC, GOMEMLIMIT where unset) as `serve` does")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the group screen's execution runs (the screen asked once and twice, sequentially) to this file")
+	flag.StringVar(&o.serverProf, "server-profile", "", "write a CPU profile (`path`.cpu) and an allocation profile (path.mem) of the server side's sequential runs of every screen, labelled screen=<name> (go tool pprof -tagfocus screen=home)")
+	flag.BoolVar(&o.profAllocs, "profile-allocs", true, "with -server-profile, also sample allocations (path.mem); their sampling shows in the CPU profile, so turn it off for a clean one")
 	flag.StringVar(&o.before, "before", "", "a report this tool printed earlier: its execution figures are shown beside this run's as the before (default: main's before issue 27, before_issue27.txt)")
 	flag.BoolVar(&o.generic, "generic-marshal", false, "run the server without its fast path for hot lists (FAST_MARSHAL=false)")
 	flag.Parse()
@@ -95,6 +100,12 @@ func main() {
 	if o.gcDefaults {
 		s := gctune.Apply(os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"))
 		fmt.Fprintf(os.Stderr, "GOGC=%d (default: %v), memory limit set: %d bytes\n", s.GOGC, s.GOGCDefault, s.MemoryLimit)
+	}
+	if o.serverProf != "" {
+		// Allocations are sampled only while the server serves its
+		// sequential runs (see profileServer), finely enough to see
+		// small per-request costs.
+		runtime.MemProfileRate = 0
 	}
 	err := run(context.Background(), o, &cleanups)
 	cleanups.run()
@@ -198,6 +209,11 @@ func run(ctx context.Context, o options, cleanups *cleanupList) error {
 	}
 	fmt.Fprintf(os.Stderr, "per-currency books are %s<currency> items\n", raw.booksPrefix)
 
+	stopServerProfile, err := startServerProfile(o.serverProf)
+	if err != nil {
+		return err
+	}
+	defer stopServerProfile()
 	var rows []row
 	var tput []throughput
 	var exec *execution

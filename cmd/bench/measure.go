@@ -68,7 +68,11 @@ func measureScreen(ctx context.Context, sc screen, o options) ([]row, throughput
 		if r.calls, r.items, r.waves, err = countCalls(ctx, side.do, side.calls); err != nil {
 			return nil, throughput{}, fmt.Errorf("%s: %w", side.name, err)
 		}
-		if err := sequential(ctx, side.do, o.n, &r); err != nil {
+		do := side.do
+		if side.name == "server" && o.serverProf != "" {
+			do = profileServer(sc.name, do, o.profAllocs)
+		}
+		if err := sequential(ctx, do, o.n, &r); err != nil {
 			return nil, throughput{}, fmt.Errorf("%s: %w", side.name, err)
 		}
 		if rates[i], cpus[i], err = concurrent(ctx, side.do, o.clients, o.duration); err != nil {

@@ -18,11 +18,11 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type BalanceResolver interface {
-	Member(ctx context.Context, objs []*model.Balance) ([]*store.Member, error)
+	Member(ctx context.Context, obj *model.Balance) (*store.Member, error)
 }
 type DebtResolver interface {
-	From(ctx context.Context, objs []*model.Debt) ([]*store.Member, error)
-	To(ctx context.Context, objs []*model.Debt) ([]*store.Member, error)
+	From(ctx context.Context, obj *model.Debt) (*store.Member, error)
+	To(ctx context.Context, obj *model.Debt) (*store.Member, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -65,7 +65,7 @@ func (ec *executionContext) _Balance_member(ctx context.Context, field graphql.C
 			return ec.fieldContext_Balance_member(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.resolveBatch_Balance_member(ctx, field, obj)
+			return ec.Resolvers.Balance().Member(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -86,29 +86,6 @@ func (ec *executionContext) fieldContext_Balance_member(_ context.Context, field
 		},
 	}
 	return fc, nil
-}
-func (ec *executionContext) resolveBatch_Balance_member(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (any, error) {
-	resolver := ec.Resolvers.Balance()
-	if batch, ok := graphql.BatchParentsFor[*model.Balance](ctx, "Balance"); ok {
-		result := batch.FieldResult(field, func() (any, error) {
-			return resolver.Member(ctx, batch.Parents)
-		})
-		return graphql.ResolveBatchGroupResult[*store.Member](
-			ctx,
-			batch.Index,
-			len(batch.Parents),
-			result,
-			"Balance.member",
-			batch.IndexMap,
-		)
-	}
-	results, err := resolver.Member(ctx, []*model.Balance{obj})
-	return graphql.ResolveBatchSingleResult[*store.Member](
-		ctx,
-		results,
-		err,
-		"Balance.member",
-	)
 }
 
 func (ec *executionContext) _Balance_currency(ctx context.Context, field graphql.CollectedField, obj *model.Balance) (ret graphql.Marshaler) {
@@ -281,7 +258,7 @@ func (ec *executionContext) _Debt_from(ctx context.Context, field graphql.Collec
 			return ec.fieldContext_Debt_from(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.resolveBatch_Debt_from(ctx, field, obj)
+			return ec.Resolvers.Debt().From(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -303,29 +280,6 @@ func (ec *executionContext) fieldContext_Debt_from(_ context.Context, field grap
 	}
 	return fc, nil
 }
-func (ec *executionContext) resolveBatch_Debt_from(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (any, error) {
-	resolver := ec.Resolvers.Debt()
-	if batch, ok := graphql.BatchParentsFor[*model.Debt](ctx, "Debt"); ok {
-		result := batch.FieldResult(field, func() (any, error) {
-			return resolver.From(ctx, batch.Parents)
-		})
-		return graphql.ResolveBatchGroupResult[*store.Member](
-			ctx,
-			batch.Index,
-			len(batch.Parents),
-			result,
-			"Debt.from",
-			batch.IndexMap,
-		)
-	}
-	results, err := resolver.From(ctx, []*model.Debt{obj})
-	return graphql.ResolveBatchSingleResult[*store.Member](
-		ctx,
-		results,
-		err,
-		"Debt.from",
-	)
-}
 
 func (ec *executionContext) _Debt_to(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -336,7 +290,7 @@ func (ec *executionContext) _Debt_to(ctx context.Context, field graphql.Collecte
 			return ec.fieldContext_Debt_to(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.resolveBatch_Debt_to(ctx, field, obj)
+			return ec.Resolvers.Debt().To(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -357,29 +311,6 @@ func (ec *executionContext) fieldContext_Debt_to(_ context.Context, field graphq
 		},
 	}
 	return fc, nil
-}
-func (ec *executionContext) resolveBatch_Debt_to(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (any, error) {
-	resolver := ec.Resolvers.Debt()
-	if batch, ok := graphql.BatchParentsFor[*model.Debt](ctx, "Debt"); ok {
-		result := batch.FieldResult(field, func() (any, error) {
-			return resolver.To(ctx, batch.Parents)
-		})
-		return graphql.ResolveBatchGroupResult[*store.Member](
-			ctx,
-			batch.Index,
-			len(batch.Parents),
-			result,
-			"Debt.to",
-			batch.IndexMap,
-		)
-	}
-	results, err := resolver.To(ctx, []*model.Debt{obj})
-	return graphql.ResolveBatchSingleResult[*store.Member](
-		ctx,
-		results,
-		err,
-		"Debt.to",
-	)
 }
 
 func (ec *executionContext) _Debt_amount(ctx context.Context, field graphql.CollectedField, obj *model.Debt) (ret graphql.Marshaler) {
@@ -486,42 +417,43 @@ func (ec *executionContext) _Balance(ctx context.Context, sel ast.SelectionSet, 
 		case "id":
 			out.Values[i] = ec._Balance_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "member":
-			out.Values[i] = ec._Balance_member(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Balance_member(ctx, field, obj)
+				})
 		case "currency":
 			out.Values[i] = ec._Balance_currency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "paid":
 			out.Values[i] = ec._Balance_paid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "owed":
 			out.Values[i] = ec._Balance_owed(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sent":
 			out.Values[i] = ec._Balance_sent(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "received":
 			out.Values[i] = ec._Balance_received(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "net":
 			out.Values[i] = ec._Balance_net(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -554,32 +486,34 @@ func (ec *executionContext) _Debt(ctx context.Context, sel ast.SelectionSet, obj
 		case "id":
 			out.Values[i] = ec._Debt_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "from":
-			out.Values[i] = ec._Debt_from(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Debt_from(ctx, field, obj)
+				})
 		case "to":
-			out.Values[i] = ec._Debt_to(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Debt_to(ctx, field, obj)
+				})
 		case "amount":
 			out.Values[i] = ec._Debt_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "currency":
 			out.Values[i] = ec._Debt_currency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "parts":
 			out.Values[i] = ec._Debt_parts(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -607,7 +541,6 @@ func (ec *executionContext) marshalNBalance2githubᚗcomᚋfractiᚋapiᚋgraph�
 }
 
 func (ec *executionContext) marshalNBalance2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐBalanceᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Balance) graphql.Marshaler {
-	ctx = graphql.WithBatchParentValues(ctx, "Balance", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
@@ -628,7 +561,6 @@ func (ec *executionContext) marshalNDebt2githubᚗcomᚋfractiᚋapiᚋgraphᚋm
 }
 
 func (ec *executionContext) marshalNDebt2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐDebtᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Debt) graphql.Marshaler {
-	ctx = graphql.WithBatchParentValues(ctx, "Debt", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]

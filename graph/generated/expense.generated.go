@@ -20,7 +20,7 @@ import (
 
 type ExpenseResolver interface {
 	Group(ctx context.Context, obj *store.Expense) (*store.Group, error)
-	Payer(ctx context.Context, objs []*store.Expense) ([]*store.Member, error)
+	Payer(ctx context.Context, obj *store.Expense) (*store.Member, error)
 
 	RestorableUntil(ctx context.Context, obj *store.Expense) (*time.Time, error)
 	History(ctx context.Context, obj *store.Expense) ([]store.Revision, error)
@@ -28,7 +28,7 @@ type ExpenseResolver interface {
 	Recurrence(ctx context.Context, obj *store.Expense) (*store.Series, error)
 }
 type PaymentResolver interface {
-	Member(ctx context.Context, objs []*store.Payment) ([]*store.Member, error)
+	Member(ctx context.Context, obj *store.Payment) (*store.Member, error)
 }
 type ShareResolver interface {
 	ID(ctx context.Context, obj *store.Share) (string, error)
@@ -38,7 +38,7 @@ type ShareResolver interface {
 	Payer(ctx context.Context, obj *store.Share) (*store.Member, error)
 }
 type SplitResolver interface {
-	Member(ctx context.Context, objs []*store.Split) ([]*store.Member, error)
+	Member(ctx context.Context, obj *store.Split) (*store.Member, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -113,7 +113,7 @@ func (ec *executionContext) _Expense_payer(ctx context.Context, field graphql.Co
 			return ec.fieldContext_Expense_payer(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.resolveBatch_Expense_payer(ctx, field, obj)
+			return ec.Resolvers.Expense().Payer(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -134,29 +134,6 @@ func (ec *executionContext) fieldContext_Expense_payer(_ context.Context, field 
 		},
 	}
 	return fc, nil
-}
-func (ec *executionContext) resolveBatch_Expense_payer(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (any, error) {
-	resolver := ec.Resolvers.Expense()
-	if batch, ok := graphql.BatchParentsFor[*store.Expense](ctx, "Expense"); ok {
-		result := batch.FieldResult(field, func() (any, error) {
-			return resolver.Payer(ctx, batch.Parents)
-		})
-		return graphql.ResolveBatchGroupResult[*store.Member](
-			ctx,
-			batch.Index,
-			len(batch.Parents),
-			result,
-			"Expense.payer",
-			batch.IndexMap,
-		)
-	}
-	results, err := resolver.Payer(ctx, []*store.Expense{obj})
-	return graphql.ResolveBatchSingleResult[*store.Member](
-		ctx,
-		results,
-		err,
-		"Expense.payer",
-	)
 }
 
 func (ec *executionContext) _Expense_payers(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
@@ -710,7 +687,7 @@ func (ec *executionContext) _Payment_member(ctx context.Context, field graphql.C
 			return ec.fieldContext_Payment_member(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.resolveBatch_Payment_member(ctx, field, obj)
+			return ec.Resolvers.Payment().Member(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -731,29 +708,6 @@ func (ec *executionContext) fieldContext_Payment_member(_ context.Context, field
 		},
 	}
 	return fc, nil
-}
-func (ec *executionContext) resolveBatch_Payment_member(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (any, error) {
-	resolver := ec.Resolvers.Payment()
-	if batch, ok := graphql.BatchParentsFor[*store.Payment](ctx, "Payment"); ok {
-		result := batch.FieldResult(field, func() (any, error) {
-			return resolver.Member(ctx, batch.Parents)
-		})
-		return graphql.ResolveBatchGroupResult[*store.Member](
-			ctx,
-			batch.Index,
-			len(batch.Parents),
-			result,
-			"Payment.member",
-			batch.IndexMap,
-		)
-	}
-	results, err := resolver.Member(ctx, []*store.Payment{obj})
-	return graphql.ResolveBatchSingleResult[*store.Member](
-		ctx,
-		results,
-		err,
-		"Payment.member",
-	)
 }
 
 func (ec *executionContext) _Payment_amount(ctx context.Context, field graphql.CollectedField, obj *store.Payment) (ret graphql.Marshaler) {
@@ -1068,7 +1022,7 @@ func (ec *executionContext) _Split_member(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Split_member(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.resolveBatch_Split_member(ctx, field, obj)
+			return ec.Resolvers.Split().Member(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Member) graphql.Marshaler {
@@ -1089,29 +1043,6 @@ func (ec *executionContext) fieldContext_Split_member(_ context.Context, field g
 		},
 	}
 	return fc, nil
-}
-func (ec *executionContext) resolveBatch_Split_member(ctx context.Context, field graphql.CollectedField, obj *store.Split) (any, error) {
-	resolver := ec.Resolvers.Split()
-	if batch, ok := graphql.BatchParentsFor[*store.Split](ctx, "Split"); ok {
-		result := batch.FieldResult(field, func() (any, error) {
-			return resolver.Member(ctx, batch.Parents)
-		})
-		return graphql.ResolveBatchGroupResult[*store.Member](
-			ctx,
-			batch.Index,
-			len(batch.Parents),
-			result,
-			"Split.member",
-			batch.IndexMap,
-		)
-	}
-	results, err := resolver.Member(ctx, []*store.Split{obj})
-	return graphql.ResolveBatchSingleResult[*store.Member](
-		ctx,
-		results,
-		err,
-		"Split.member",
-	)
 }
 
 func (ec *executionContext) _Split_amount(ctx context.Context, field graphql.CollectedField, obj *store.Split) (ret graphql.Marshaler) {
@@ -1714,22 +1645,23 @@ func (ec *executionContext) _Payment(ctx context.Context, sel ast.SelectionSet, 
 		case "id":
 			out.Values[i] = ec._Payment_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "userId":
 			out.Values[i] = ec._Payment_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "member":
-			out.Values[i] = ec._Payment_member(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Payment_member(ctx, field, obj)
+				})
 		case "amount":
 			out.Values[i] = ec._Payment_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -1839,32 +1771,33 @@ func (ec *executionContext) _Split(ctx context.Context, sel ast.SelectionSet, ob
 		case "id":
 			out.Values[i] = ec._Split_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "userId":
 			out.Values[i] = ec._Split_userId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "member":
-			out.Values[i] = ec._Split_member(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Split_member(ctx, field, obj)
+				})
 		case "amount":
 			out.Values[i] = ec._Split_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "percentage":
 			out.Values[i] = ec._Split_percentage(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "shares":
 			out.Values[i] = ec._Split_shares(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -1902,7 +1835,6 @@ func (ec *executionContext) marshalNExpense2githubᚗcomᚋfractiᚋapiᚋstore�
 }
 
 func (ec *executionContext) marshalNExpense2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐExpenseᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Expense) graphql.Marshaler {
-	ctx = graphql.WithBatchParentValues(ctx, "Expense", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
@@ -1931,7 +1863,6 @@ func (ec *executionContext) marshalNPayment2githubᚗcomᚋfractiᚋapiᚋstore�
 }
 
 func (ec *executionContext) marshalNPayment2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐPaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Payment) graphql.Marshaler {
-	ctx = graphql.WithBatchParentValues(ctx, "Payment", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
@@ -1985,7 +1916,6 @@ func (ec *executionContext) marshalNSplit2githubᚗcomᚋfractiᚋapiᚋstoreᚐ
 }
 
 func (ec *executionContext) marshalNSplit2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitᚄ(ctx context.Context, sel ast.SelectionSet, v []store.Split) graphql.Marshaler {
-	ctx = graphql.WithBatchParentValues(ctx, "Split", v)
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]

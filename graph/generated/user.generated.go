@@ -1030,23 +1030,6 @@ func (ec *executionContext) marshalNActivityItem2githubᚗcomᚋfractiᚋapiᚋg
 }
 
 func (ec *executionContext) marshalNActivityItem2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐActivityItemᚄ(ctx context.Context, sel ast.SelectionSet, v []model.ActivityItem) graphql.Marshaler {
-	{
-		var batchItemsExpense []*store.Expense
-		batchIdxMapExpense := map[int]int{}
-		for i, item := range v {
-			switch concrete := item.(type) {
-			case store.Expense:
-				batchIdxMapExpense[i] = len(batchItemsExpense)
-				batchItemsExpense = append(batchItemsExpense, &concrete)
-			case *store.Expense:
-				batchIdxMapExpense[i] = len(batchItemsExpense)
-				batchItemsExpense = append(batchItemsExpense, concrete)
-			}
-		}
-		if len(batchItemsExpense) > 0 {
-			ctx = graphql.WithBatchParents(ctx, "Expense", batchItemsExpense, batchIdxMapExpense)
-		}
-	}
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
