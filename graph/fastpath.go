@@ -123,7 +123,7 @@ func (p *fastPath) render(ctx context.Context, sel ast.SelectionSet, res any, si
 	w.b.B = w.b.B[:0] // the first pass sized it
 	w.value(sel, res)
 	size.Store(int64(len(w.b.B)))
-	return &w.b
+	return newFragment(ctx, w.b)
 }
 
 // writer writes one list field's value.

@@ -1,12 +1,15 @@
 package graph
 
 import (
+	"bytes"
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/fracti/api/graph/fastjson"
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/money"
@@ -69,4 +72,25 @@ func TestFastPathFallsBack(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) { require.Nil(t, renderField(t, c.query, c.res)) })
 	}
+}
+
+// TestFragmentsGrowTheOutputOnce: the first fragment of a root field makes
+// room in the executor's buffer for all of them, so writing the rest
+// allocates nothing; outside a root field a fragment just writes itself.
+func TestFragmentsGrowTheOutputOnce(t *testing.T) {
+	ctx := context.WithValue(context.Background(), fragmentTotalKey{}, &fragmentTotal{})
+	a := newFragment(ctx, fastjson.Buffer{B: bytes.Repeat([]byte("a"), 3000)})
+	b := newFragment(ctx, fastjson.Buffer{B: bytes.Repeat([]byte("b"), 5000)})
+	var out bytes.Buffer
+	out.WriteString(`{"data":`)
+	a.MarshalGQL(&out)
+	grown := out.Cap()
+	require.GreaterOrEqual(t, grown, 8000+len(`{"data":`))
+	b.MarshalGQL(&out)
+	require.Equal(t, grown, out.Cap(), "no second growth")
+	require.Equal(t, `{"data":`+strings.Repeat("a", 3000)+strings.Repeat("b", 5000), out.String())
+
+	var plain bytes.Buffer
+	newFragment(context.Background(), fastjson.Buffer{B: []byte(`[1]`)}).MarshalGQL(&plain)
+	require.Equal(t, `[1]`, plain.String())
 }

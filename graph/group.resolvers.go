@@ -100,6 +100,9 @@ func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *b
 				return nil, &internalError{fmt.Errorf("group %s %s: %w", obj.ID, b.Currency, err)}
 			}
 		} else {
+			if err := b.LoadPairs(); err != nil {
+				return nil, &internalError{fmt.Errorf("group %s %s: %w", obj.ID, b.Currency, err)}
+			}
 			transfers = ledger.Pairwise(b)
 		}
 		for _, t := range transfers {

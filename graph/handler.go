@@ -86,7 +86,9 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	srv.AroundOperations(r.limitRate)
 	srv.AroundFields(RequireAuth)
 	if !cfg.GenericMarshal {
-		srv.AroundFields(newFastPath(generated.NewExecutableSchema(ec).Schema()).around)
+		fp := newFastPath(generated.NewExecutableSchema(ec).Schema())
+		srv.AroundRootFields(fp.aroundRootField)
+		srv.AroundFields(fp.around)
 	}
 	srv.AroundResponses(r.freshLoaders(cfg))
 	return srv

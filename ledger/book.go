@@ -20,7 +20,17 @@ type Book struct {
 	// Users holds every user a delta has changed, kept even once settled.
 	Users map[string]*UserBalance
 	// Pairs holds "A owes B" (negative: B owes A); Apply drops entries that reach zero.
+	// A book read with DecodePairsLater holds them only once LoadPairs ran.
 	Pairs map[Pair]money.Amount
+
+	// later decodes Pairs on first use: most reads of a book (balances,
+	// simplified debts) need only its users' totals, and a group's pairs
+	// are most of its book.
+	later struct {
+		once   sync.Once
+		decode func() (map[Pair]money.Amount, error)
+		err    error
+	}
 
 	// settled caches Simplified until Apply changes the book.
 	settled struct {
@@ -45,6 +55,30 @@ func (b *Book) Simplified() ([]Transfer, error) {
 	return b.settled.transfers, b.settled.err
 }
 
+// DecodePairsLater leaves the book's Pairs to decode on first use: LoadPairs
+// (and every method of the book that reads them) runs decode once. Whoever
+// reads Pairs directly calls LoadPairs first.
+func (b *Book) DecodePairsLater(decode func() (map[Pair]money.Amount, error)) {
+	b.later.decode = decode
+}
+
+// LoadPairs decodes the pairs of a book read with DecodePairsLater, once
+// (it is safe for concurrent use), and returns the decoding's error; for any
+// other book it does nothing. A book whose pairs fail to decode keeps none.
+func (b *Book) LoadPairs() error {
+	if b.later.decode == nil {
+		return nil
+	}
+	b.later.once.Do(func() {
+		pairs, err := b.later.decode()
+		if err != nil {
+			pairs = map[Pair]money.Amount{}
+		}
+		b.Pairs, b.later.err = pairs, err
+	})
+	return b.later.err
+}
+
 // NewBook returns an empty book in cur.
 func NewBook(cur money.Currency) *Book {
 	return &Book{Currency: cur, Users: map[string]*UserBalance{}, Pairs: map[Pair]money.Amount{}}
@@ -57,6 +91,7 @@ func (b *Book) Apply(d Delta) {
 	if d.Currency != b.Currency {
 		panic(fmt.Sprintf("ledger: %v: %s delta applied to a %s book", money.ErrCurrencyMismatch, d.Currency, b.Currency))
 	}
+	_ = b.LoadPairs() // a reader of the book checked it first
 	cur := b.Currency
 	// Everything is computed before anything is stored, so that a panic on a
 	// malformed entry cannot leave the book half updated.
@@ -194,6 +229,11 @@ func (b *Book) diff(o *Book, limit int) []string {
 		}
 	}
 
+	for _, x := range []*Book{b, o} {
+		if err := x.LoadPairs(); err != nil {
+			return append(out, fmt.Sprintf("pairs: %v", err))
+		}
+	}
 	pairs := slices.Collect(maps.Keys(b.Pairs))
 	for p := range o.Pairs {
 		if _, ok := b.Pairs[p]; !ok {

@@ -9,6 +9,7 @@ import "github.com/fracti/api/money"
 // Applied to the book, it leaves from at zero and every other net unchanged
 // but into's, which becomes the sum of both.
 func (b *Book) MergeDelta(from, into string) Delta {
+	_ = b.LoadPairs() // a reader of the book checked it first
 	cur := b.Currency
 	d := Delta{Currency: cur, Users: map[string]UserBalance{}, Pairs: map[Pair]money.Amount{}}
 	if u := b.Users[from]; u != nil && !u.IsZero() {

@@ -187,6 +187,7 @@ func (s *scratch) sized(size uint) ([]int64, []uint8) {
 // Pairwise returns the book's pair debts as transfers: for every non-zero
 // pair the debtor pays the creditor, sorted by From, then To.
 func Pairwise(b *Book) []Transfer {
+	_ = b.LoadPairs() // a reader of the book checked it first
 	out := []Transfer{}
 	for p, a := range b.Pairs {
 		a = orZero(a, b.Currency)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -112,8 +113,8 @@ func (s *Store) StoredBalances(ctx context.Context, groupID string) (*GroupBalan
 func (s *Store) getBalances(ctx context.Context, groupIDs []string, consistent bool) ([]*GroupBalances, error) {
 	gbs, err := s.readBalances(ctx, groupIDs, consistent)
 	for _, gb := range gbs {
-		if gb != nil {
-			gb.mergeClaims()
+		if gb != nil && err == nil {
+			err = gb.mergeClaims()
 		}
 	}
 	return gbs, err
@@ -125,8 +126,8 @@ func (s *Store) getBalances(ctx context.Context, groupIDs []string, consistent b
 func (s *Store) GetBooks(ctx context.Context, ledgers []*Ledger) ([]*GroupBalances, error) {
 	gbs, err := s.readBooks(ctx, ledgers, false)
 	for _, gb := range gbs {
-		if gb != nil {
-			gb.mergeClaims()
+		if gb != nil && err == nil {
+			err = gb.mergeClaims()
 		}
 	}
 	return gbs, err
@@ -134,14 +135,19 @@ func (s *Store) GetBooks(ctx context.Context, ledgers []*Ledger) ([]*GroupBalanc
 
 // mergeClaims shows each claimed placeholder's amounts as its claimer's and
 // drops the placeholder from the members: during a placeholder's claim,
-// nobody sees a half-moved state.
-func (g *GroupBalances) mergeClaims() {
+// nobody sees a half-moved state. It needs the books' pairs, so it decodes
+// them (only a group with a claim under way has any to merge).
+func (g *GroupBalances) mergeClaims() error {
 	for ph, user := range g.Claims {
 		for _, b := range g.Books {
+			if err := b.LoadPairs(); err != nil {
+				return err
+			}
 			b.Apply(b.MergeDelta(ph, user))
 		}
 		g.MemberIDs = slices.DeleteFunc(g.MemberIDs, func(id string) bool { return id == ph })
 	}
+	return nil
 }
 
 // readBalances reads the groups' balances exactly as stored.
@@ -200,7 +206,7 @@ func (s *Store) readBooks(ctx context.Context, ledgers []*Ledger, consistent boo
 	out := make([]*GroupBalances, len(ledgers))
 	for i, l := range ledgers {
 		if l != nil {
-			if out[i], err = l.balances(books[l.GroupID]); err != nil {
+			if out[i], err = l.balances(books[l.GroupID], !consistent); err != nil {
 				return nil, err
 			}
 		}
@@ -223,15 +229,20 @@ func (l *Ledger) bookKeys() []map[string]types.AttributeValue {
 // balances assembles the group's balances, exactly as stored, from its
 // ledger and its book items. A book found in both places (a group whose
 // books the migration has not moved yet, written to since) is their sum.
-func (l *Ledger) balances(bookItems []map[string]types.AttributeValue) (*GroupBalances, error) {
+// With later, each book's pairs are decoded on first use (see decodeBook);
+// a consistent read, made to write, decodes them at once.
+func (l *Ledger) balances(bookItems []map[string]types.AttributeValue, later bool) (*GroupBalances, error) {
 	gb := &GroupBalances{GroupID: l.GroupID, Version: l.Version, MemberIDs: slices.Clone(l.MemberIDs),
 		Events: l.Events, HistoryHead: l.HistoryHead, Claims: l.Claims}
 	for _, item := range bookItems {
-		b, err := decodeBook(item)
+		b, err := decodeBook(item, later)
 		if err != nil {
 			return nil, err
 		}
 		if i := slices.IndexFunc(gb.Books, func(x *ledger.Book) bool { return x.Currency == b.Currency }); i >= 0 {
+			if err := errors.Join(gb.Books[i].LoadPairs(), b.LoadPairs()); err != nil {
+				return nil, err
+			}
 			gb.Books[i].Apply(bookDelta(b))
 			continue
 		}
@@ -242,7 +253,9 @@ func (l *Ledger) balances(bookItems []map[string]types.AttributeValue) (*GroupBa
 }
 
 // decodeBook reads a book item (LEDGER#<currency>, or BALANCES#<currency> before).
-func decodeBook(item map[string]types.AttributeValue) (*ledger.Book, error) {
+// With later, the book's pairs are decoded on first use (ledger.Book.LoadPairs):
+// a screen's balances and simplified debts need only each member's totals.
+func decodeBook(item map[string]types.AttributeValue, later bool) (*ledger.Book, error) {
 	code, _ := item[attrCurrency].(*types.AttributeValueMemberS)
 	if code == nil {
 		return nil, fmt.Errorf("balances item without currency")
@@ -252,15 +265,6 @@ func decodeBook(item map[string]types.AttributeValue) (*ledger.Book, error) {
 		return nil, err
 	}
 	b := ledger.NewBook(cur)
-	// The pairs are most of a book's attributes: sized once, the map is
-	// not rebuilt again and again as it grows.
-	pairs := 0
-	for name := range item {
-		if strings.HasPrefix(name, attrDebt) {
-			pairs++
-		}
-	}
-	b.Pairs = make(map[ledger.Pair]money.Amount, pairs)
 	user := func(id string) *ledger.UserBalance {
 		u := b.Users[id]
 		if u == nil {
@@ -272,7 +276,7 @@ func decodeBook(item map[string]types.AttributeValue) (*ledger.Book, error) {
 	}
 	for name, v := range item {
 		n, ok := v.(*types.AttributeValueMemberN)
-		if !ok || len(name) < 3 || name[1] != ':' {
+		if !ok || len(name) < 3 || name[1] != ':' || name[:2] == attrDebt {
 			continue
 		}
 		a, err := readAmount(attributevalue.Number(n.Value), cur.Code())
@@ -289,13 +293,42 @@ func decodeBook(item map[string]types.AttributeValue) (*ledger.Book, error) {
 			user(key).Sent = a
 		case attrReceived:
 			user(key).Received = a
-		case attrDebt:
-			x, y, found := strings.Cut(key, ":")
-			if !found {
-				return nil, fmt.Errorf("balance %s: not a pair", name)
-			}
-			b.Pairs[ledger.Pair{A: x, B: y}] = a
+		}
+	}
+	b.DecodePairsLater(func() (map[ledger.Pair]money.Amount, error) { return decodePairs(item, cur) })
+	if !later {
+		if err := b.LoadPairs(); err != nil {
+			return nil, err
 		}
 	}
 	return b, nil
+}
+
+// decodePairs reads the pairs ("A owes B") of a book item in cur.
+func decodePairs(item map[string]types.AttributeValue, cur money.Currency) (map[ledger.Pair]money.Amount, error) {
+	// The pairs are most of a book's attributes: sized once, the map is
+	// not rebuilt again and again as it grows.
+	n := 0
+	for name := range item {
+		if strings.HasPrefix(name, attrDebt) {
+			n++
+		}
+	}
+	pairs := make(map[ledger.Pair]money.Amount, n)
+	for name, v := range item {
+		n, ok := v.(*types.AttributeValueMemberN)
+		if !ok || len(name) <= len(attrDebt) || !strings.HasPrefix(name, attrDebt) {
+			continue
+		}
+		a, err := readAmount(attributevalue.Number(n.Value), cur.Code())
+		if err != nil {
+			return nil, fmt.Errorf("balance %s: %w", name, err)
+		}
+		x, y, found := strings.Cut(name[len(attrDebt):], ":")
+		if !found {
+			return nil, fmt.Errorf("balance %s: not a pair", name)
+		}
+		pairs[ledger.Pair{A: x, B: y}] = a
+	}
+	return pairs, nil
 }

@@ -166,3 +166,29 @@ func TestRecomputeMatchesKeptBalances(t *testing.T) {
 	require.Empty(t, kept[0].Book(usd).Diff(re.Books[usd]))
 	require.True(t, kept[0].Book(usd).Equal(re.Books[usd]))
 }
+
+// TestBooksReadForScreensDecodePairsOnUse: the balances a screen reads (a
+// group's head, GetBalances) leave each book's pairs to its first use, and
+// then hold what the books hold: the same as the consistent read a change
+// makes, which decodes them at once.
+func TestBooksReadForScreensDecodePairsOnUse(t *testing.T) {
+	f := newFixture(t)
+	g := f.group("1", "2", "3")
+	f.expense(g, "1", "30.00", "1", "2", "3")
+	f.expense(g, "2", "12.00", "1", "3")
+
+	head, err := f.GetGroupHead(ctx, g.ID)
+	require.NoError(t, err)
+	gbs, err := f.GetBalances(ctx, []string{g.ID})
+	require.NoError(t, err)
+	want := []string{"2 pays 1 4.00", "3 pays 1 10.00", "3 pays 2 6.00"}
+	for _, b := range []*ledger.Book{head.Balances.Book(usd), gbs[0].Book(usd)} {
+		require.Empty(t, b.Pairs, "not decoded until used")
+		require.NoError(t, b.LoadPairs())
+		var got []string
+		for _, tr := range ledger.Pairwise(b) {
+			got = append(got, tr.From+" pays "+tr.To+" "+tr.Amount.String())
+		}
+		require.Equal(t, want, got)
+	}
+}

@@ -61,9 +61,11 @@ func (s *Store) GetGroupHead(ctx context.Context, groupID string) (GroupHead, er
 			return GroupHead{}, err
 		}
 		head.Balances = gbs[0]
-	} else if head.Balances, err = l.balances(books); err != nil {
+	} else if head.Balances, err = l.balances(books, true); err != nil {
 		return GroupHead{}, err
 	}
-	head.Balances.mergeClaims()
+	if err := head.Balances.mergeClaims(); err != nil {
+		return GroupHead{}, err
+	}
 	return head, nil
 }
