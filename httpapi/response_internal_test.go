@@ -19,6 +19,9 @@ func TestEncodeResponseIsJSONMarshal(t *testing.T) {
 	for _, resp := range []*graphql.Response{
 		{Data: data},
 		{Data: json.RawMessage(`{"me":null}`)},
+		{Data: json.RawMessage("{\"s\":\"a \xe2\x80\xa8 b\"}")},
+		{Data: json.RawMessage("{\"s\":\"a \xe2\x80\xa9 b\"}")},
+		{Data: json.RawMessage(`{"s":"a > b"}`)},
 		{Data: json.RawMessage("{\"s\":\"\xe2\x80\xa8\xe2\x80\xa9<>&\xff\"}")},
 		{},
 		{Data: data, Errors: gqlerror.List{{Message: "boom", Path: ast.Path{ast.PathName("group")}}}},
@@ -31,6 +34,11 @@ func TestEncodeResponseIsJSONMarshal(t *testing.T) {
 		}
 		if got := encodeResponse(resp); !bytes.Equal(got, want) {
 			t.Errorf("encodeResponse:\n got %s\nwant %s", got, want)
+		}
+		var written bytes.Buffer
+		writeResponse(&written, resp)
+		if !bytes.Equal(written.Bytes(), want) {
+			t.Errorf("writeResponse:\n got %s\nwant %s", written.Bytes(), want)
 		}
 	}
 }

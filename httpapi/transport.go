@@ -106,7 +106,7 @@ func (t graphqlHTTP) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	if len(resp.Errors) > 0 {
 		noteFailed(ctx)
 	}
-	_, _ = w.Write(encodeResponse(resp))
+	writeResponse(w, resp)
 }
 
 // operation reads the request and makes its operation context, which is

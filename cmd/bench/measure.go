@@ -260,7 +260,7 @@ func formatDuration(d time.Duration) string {
 // formatBytes is bytes in KB or MB.
 func formatBytes(b float64) string {
 	if b >= 1<<20 {
-		return fmt.Sprintf("%.1f MB", b/(1<<20))
+		return fmt.Sprintf("%.2f MB", b/(1<<20)) // two places: the targets are whole megabytes
 	}
 	return fmt.Sprintf("%.0f KB", b/(1<<10))
 }
