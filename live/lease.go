@@ -271,6 +271,11 @@ func (t *LeasedTailer) renew(ctx context.Context, byShard map[string]store.Lease
 		current := byShard[id]
 		t.mu.Lock()
 		stopped, finished := h.stopped, h.finished
+		if current.Owner == t.Owner && current.Counter != h.lease.Counter {
+			// A renewal (or the take) went through but its answer was
+			// lost: the lease is still ours, at the table's counter.
+			h.lease.Counter = current.Counter
+		}
 		t.mu.Unlock()
 		if stopped || current.Owner != t.Owner || current.Counter != h.lease.Counter {
 			mine := current.Owner == t.Owner && current.Counter == h.lease.Counter
@@ -336,7 +341,12 @@ func (t *LeasedTailer) balance(ctx context.Context, byShard map[string]store.Lea
 			continue
 		}
 		unfinished++
-		expired := l.Owner == ""
+		t.mu.Lock()
+		_, reading := t.held[id]
+		t.mu.Unlock()
+		// Ours but not read here: a take whose answer was lost, or a lease
+		// held by this owner before; nobody else will take it for Timeout.
+		expired := l.Owner == "" || (l.Owner == t.Owner && !reading)
 		if l.Owner != "" && l.Owner != t.Owner {
 			seen, ok := t.seen[id]
 			if !ok || seen.counter != l.Counter {
