@@ -49,7 +49,8 @@ func loadStreamConfig() (streamConfig, error) {
 // broker and, while it is down, from this instance's own reading of the
 // stream, each shard from its lease's checkpoint.
 func newDelivery(cfg config, s *store.Store, hub *live.Hub, streams live.StreamsAPI, log *slog.Logger, m *metrics.Metrics) (*live.Delivery, error) {
-	d := &live.Delivery{Hub: hub, Log: log, OnFallback: m.LiveFallback}
+	// A gap in a group's events is read from the activity log.
+	d := &live.Delivery{Hub: hub, Log: log, OnFallback: m.LiveFallback, Order: &live.Order{Changes: live.TableChanges(s)}}
 	if cfg.Stream.Broker == "" {
 		return d, nil
 	}

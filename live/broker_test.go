@@ -77,6 +77,16 @@ func (h *fakeHub) Publish(_ context.Context, events []store.Event) {
 	h.events = append(h.events, events...)
 }
 
+func (h *fakeHub) groups() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var ids []string
+	for _, ev := range h.events {
+		ids = append(ids, ev.GroupID)
+	}
+	return ids
+}
+
 func (h *fakeHub) seqs() []int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -91,21 +101,58 @@ func runDelivery(t *testing.T, d *Delivery) {
 }
 
 // TestDeliveryAtCommitOnceWhicheverWayItComes: an event committed here is
-// published and delivered at once; the same event from the broker (the
-// lease holder publishing it from the stream) is dropped, and so is one
-// arriving out of order twice.
+// published at once and delivered in its group's order: after the one
+// before it, which comes from another writer through the broker; repeats
+// (the lease holder publishing it from the stream, out of order twice) are
+// dropped.
 func TestDeliveryAtCommitOnceWhicheverWayItComes(t *testing.T) {
 	hub, b := &fakeHub{}, &fakeBroker{recv: make(chan []store.Event)}
-	d := &Delivery{Hub: hub, Broker: b}
+	d := &Delivery{Hub: hub, Broker: b, Order: &Order{Wait: time.Hour}}
 	runDelivery(t, d)
-	d.Committed(store.Event{GroupID: "g", Seq: 2})
+	b.recv <- evs("g", 1)
 	require.Eventually(t, func() bool { return len(hub.seqs()) == 1 }, 5*time.Second, time.Millisecond)
-	require.Equal(t, []int64{2}, b.seqs(), "published at commit")
-	b.recv <- evs("g", 1, 2, 3)
+	d.Committed(store.Event{GroupID: "g", Seq: 3})
+	require.Eventually(t, func() bool { return len(b.seqs()) == 1 }, 5*time.Second, time.Millisecond)
+	require.Equal(t, []int64{3}, b.seqs(), "published at commit")
+	require.Equal(t, []int64{1}, hub.seqs(), "3 waits for 2")
+	b.recv <- evs("g", 2, 3)
 	b.recv <- evs("g", 3, 1)
 	b.recv <- evs("h", 2)
 	require.Eventually(t, func() bool { return len(hub.seqs()) == 4 }, 5*time.Second, time.Millisecond)
-	require.Equal(t, []int64{2, 1, 3, 2}, hub.seqs())
+	require.Equal(t, []int64{1, 2, 3, 2}, hub.seqs())
+	require.Equal(t, []string{"g", "g", "g", "h"}, hub.groups())
+}
+
+// TestDeliveryFillsAGapFromTheTable: an event beyond the next one that
+// nothing else brings the missing ones of is delivered after them, read
+// from the activity log after the group's mark.
+func TestDeliveryFillsAGapFromTheTable(t *testing.T) {
+	hub := &fakeHub{}
+	var mu sync.Mutex
+	var asked []int64
+	d := &Delivery{Hub: hub, Order: &Order{Wait: 20 * time.Millisecond,
+		Changes: func(_ context.Context, groupID string, after int64) ([]store.Event, error) {
+			mu.Lock()
+			asked = append(asked, after)
+			mu.Unlock()
+			var out []store.Event
+			for seq := after + 1; seq <= 5; seq++ {
+				out = append(out, store.Event{GroupID: groupID, Seq: seq})
+			}
+			return out, nil
+		}}}
+	runDelivery(t, d)
+	d.Deliver(context.Background(), evs("g", 1))
+	d.Deliver(context.Background(), evs("g", 4))
+	require.Eventually(t, func() bool { return len(hub.seqs()) == 5 }, 5*time.Second, time.Millisecond)
+	require.Equal(t, []int64{1, 2, 3, 4, 5}, hub.seqs(), "2 and 3 from the table, then 4, and 5 that the table had")
+	d.Deliver(context.Background(), evs("g", 5, 3))
+	d.Deliver(context.Background(), evs("g", 6))
+	require.Eventually(t, func() bool { return len(hub.seqs()) == 6 }, 5*time.Second, time.Millisecond)
+	require.Equal(t, []int64{1, 2, 3, 4, 5, 6}, hub.seqs())
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []int64{1}, asked, "read after the mark, once")
 }
 
 // TestDeliveryFallsBackToTheStreamWhileTheBrokerIsDown: a broker failing
