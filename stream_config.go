@@ -76,12 +76,12 @@ func newDelivery(cfg config, s *store.Store, hub *live.Hub, streams live.Streams
 	return d, nil
 }
 
-// checkpoints starts each shard after its lease's checkpoint (nothing the
-// lease holders did not publish is skipped); a shard without one from its
+// checkpoints starts each shard after its publisher lease's checkpoint
+// (nothing the lease holders did not publish is skipped); a shard without one from its
 // trim horizon.
 func checkpoints(s *store.Store, log *slog.Logger) func(ctx context.Context, arn, shardID string) string {
 	return func(ctx context.Context, arn, shardID string) string {
-		leases, err := s.ListLeases(ctx, store.StreamLabel(arn))
+		leases, err := s.ListLeases(ctx, store.LeaseSet(store.StreamLabel(arn), live.ConsumerPublisher))
 		if err != nil {
 			log.Warn("live updates: cannot read the leases' checkpoints; reading the shard from its trim horizon", "shard", shardID, "err", err)
 			return ""
@@ -104,8 +104,9 @@ func notifierIfOn(cfg config, n *notify.Notifier) *notify.Notifier {
 }
 
 // startStream reads the table's stream through the shard leases until ctx
-// ends, when something here consumes it: the notifier (n), and the broker's
-// publisher (d with a broker). Each shard is then read by one instance,
+// ends, for each consumer here: the notifier (n), and the broker's
+// publisher (d with a broker). Each consumer has its own lease set, so each
+// shard is read by one instance per consumer (at most two readers a shard),
 // however many run.
 func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, d *live.Delivery) error {
 	publish := d != nil && d.Broker != nil
@@ -120,20 +121,31 @@ func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logg
 	if err != nil {
 		return err
 	}
-	t := &live.LeasedTailer{API: streams, StreamARN: s.StreamARN, Leases: s, Owner: owner, Timeout: cfg.Stream.LeaseTimeout,
-		Poll: cfg.StreamPoll, Log: log, CheckpointLag: checkpointLag(cfg, n),
-		Handle: func(ctx context.Context, records []live.Record) error {
-			if n != nil {
-				n.HandleRecords(ctx, records)
-			}
-			if publish {
-				return d.PublishRecords(ctx, records)
-			}
+	var readers []*live.LeasedTailer
+	leased := func(consumer string, lag time.Duration, handle func(ctx context.Context, records []live.Record) error) {
+		readers = append(readers, &live.LeasedTailer{API: streams, StreamARN: s.StreamARN, Leases: s, Owner: owner, Consumer: consumer,
+			Timeout: cfg.Stream.LeaseTimeout, Poll: cfg.StreamPoll, Log: log.With("consumer", consumer), CheckpointLag: lag, Handle: handle})
+	}
+	if publish {
+		leased(live.ConsumerPublisher, 0, d.PublishRecords)
+	}
+	if n != nil {
+		leased(live.ConsumerNotifier, checkpointLag(cfg, n), func(ctx context.Context, records []live.Record) error {
+			n.HandleRecords(ctx, records)
 			return nil
-		}}
-	m.ObserveStream(nil, func() int { return len(t.Held()) })
+		})
+	}
+	m.ObserveStream(nil, func() int {
+		held := 0
+		for _, t := range readers {
+			held += len(t.Held())
+		}
+		return held
+	})
 	log.Info("reading the table's stream through shard leases", "owner", owner, "notifier", n != nil, "broker", publish)
-	go t.Run(ctx)
+	for _, t := range readers {
+		go t.Run(ctx)
+	}
 	return nil
 }
 

@@ -29,6 +29,12 @@ type LeaseStore interface {
 // and still not count as backlog (writers' clocks differ a little).
 const BacklogMargin = time.Minute
 
+// The consumers of the stream, each with its own lease set.
+const (
+	ConsumerPublisher = "publisher" // publishes the events on the broker
+	ConsumerNotifier  = "notifier"  // sends the Telegram notifications
+)
+
 // DefaultLeaseTimeout is how long a lease's counter may stand still before
 // another instance takes the shard over (LEASE_TIMEOUT).
 const DefaultLeaseTimeout = 10 * time.Second
@@ -52,6 +58,10 @@ type LeasedTailer struct {
 	// per process).
 	Leases LeaseStore
 	Owner  string
+	// Consumer names this reader's lease set (ConsumerPublisher,
+	// ConsumerNotifier): each consumer reads every shard through its own
+	// leases, so two consumers never take each other's ("": one set).
+	Consumer string
 	// Handle takes each batch of an owned shard's records, in order; an
 	// error leaves the batch unhandled (not checkpointed), to be read again.
 	Handle func(ctx context.Context, records []Record) error
@@ -209,7 +219,7 @@ func (t *LeasedTailer) step(ctx context.Context) error {
 		t.stopAll()
 	}
 	t.arn = arn
-	stream := store.StreamLabel(arn)
+	stream := store.LeaseSet(store.StreamLabel(arn), t.Consumer)
 	shards, err := describeShards(ctx, t.API, arn)
 	if err != nil {
 		return err

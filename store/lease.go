@@ -59,6 +59,17 @@ func (r *leaseRecord) lease(stream string) Lease {
 	return l
 }
 
+// LeaseSet names the leases of one consumer of the stream: each consumer
+// (the broker's publisher, the notifier) reads every shard through leases of
+// its own, so that consumers never take each other's; "" is the set of the
+// stream itself (one consumer).
+func LeaseSet(streamLabel, consumer string) string {
+	if consumer == "" {
+		return streamLabel
+	}
+	return streamLabel + "#" + consumer
+}
+
 // StreamLabel is the part of a stream ARN that tells the table's streams
 // apart (".../table/<table>/stream/<label>"); a lease is kept under it, so a
 // replaced stream starts with leases of its own.
