@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -39,4 +40,32 @@ func TestLeasesOneSetPerConsumer(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, leases, 2, consumer)
 	}
+}
+
+// TestLeasesNotifierGoesOnWhileTheBrokerIsDown: the publisher cannot
+// publish (its batches fail and are not checkpointed), yet the notifier's
+// reader, on its own leases, gets every record once and checkpoints.
+func TestLeasesNotifierGoesOnWhileTheBrokerIsDown(t *testing.T) {
+	f := newFakeStream()
+	f.addShardIn("arn:fake/stream/1", "s1", "")
+	s := dynamotest.Store(t)
+	clock := testclock.At(time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC))
+	pub, not := newLeased(t, f, s, clock, "a"), newLeased(t, f, s, clock, "a")
+	pub.Consumer, not.Consumer = ConsumerPublisher, ConsumerNotifier
+	pub.Handle = func(context.Context, []Record) error { return errors.New("publish on the broker: connection refused") }
+	pub.step(t)
+	not.step(t)
+	for n := 1; n <= 3; n++ {
+		f.put("s1", n)
+	}
+	require.Eventually(t, func() bool { return len(not.c.numbers()) == 3 }, 5*time.Second, time.Millisecond)
+	require.Equal(t, []int{1, 2, 3}, not.c.numbers(), "each once")
+	require.Eventually(t, func() bool {
+		leases, err := s.ListLeases(context.Background(), store.LeaseSet("1", ConsumerNotifier))
+		require.NoError(t, err)
+		return leases[0].Checkpoint != ""
+	}, 5*time.Second, time.Millisecond, "the notifier checkpoints")
+	leases, err := s.ListLeases(context.Background(), store.LeaseSet("1", ConsumerPublisher))
+	require.NoError(t, err)
+	require.Empty(t, leases[0].Checkpoint, "the publisher does not: its batches are read again")
 }
