@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/fracti/api/live"
@@ -107,19 +108,21 @@ func notifierIfOn(cfg config, n *notify.Notifier) *notify.Notifier {
 // ends, for each consumer here: the notifier (n), and the broker's
 // publisher (d with a broker). Each consumer has its own lease set, so each
 // shard is read by one instance per consumer (at most two readers a shard),
-// however many run.
-func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, d *live.Delivery) error {
+// however many run. The returned wait blocks, once ctx has ended, until
+// the readers have stopped and released their leases (or its own ctx ends):
+// a clean shutdown hands the shards over at once.
+func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, d *live.Delivery) (wait func(context.Context), err error) {
 	publish := d != nil && d.Broker != nil
 	if n == nil && !publish {
-		return nil
+		return func(context.Context) {}, nil
 	}
 	streams, err := store.NewStreamsClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region}, m.DynamoDBStreams())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	owner, err := leaseOwner()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var readers []*live.LeasedTailer
 	leased := func(consumer string, lag time.Duration, handle func(ctx context.Context, records []live.Record) error) {
@@ -143,10 +146,26 @@ func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logg
 		return held
 	})
 	log.Info("reading the table's stream through shard leases", "owner", owner, "notifier", n != nil, "broker", publish)
+	var running sync.WaitGroup
 	for _, t := range readers {
-		go t.Run(ctx)
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			t.Run(ctx)
+		}()
 	}
-	return nil
+	stopped := make(chan struct{})
+	go func() {
+		running.Wait()
+		close(stopped)
+	}()
+	return func(wctx context.Context) {
+		select {
+		case <-stopped:
+		case <-wctx.Done():
+			log.Warn("shutting down: the stream's readers did not release their leases in time; another instance takes them after LEASE_TIMEOUT")
+		}
+	}, nil
 }
 
 // checkpointLag holds checkpoints back past the notifier's batch window
