@@ -292,6 +292,14 @@ func (r *shardReader) run(ctx context.Context, poll time.Duration, positioned fu
 				in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(lastSeq)
 			}
 			out, err := r.API.GetShardIterator(ctx, in)
+			var trimmed *types.TrimmedDataAccessException
+			if errors.As(err, &trimmed) && lastSeq != "" {
+				// The checkpoint is past the stream's 24 hours: start from
+				// the oldest record still there, as GetRecords does.
+				r.log.Warn("live updates: the records after the checkpoint were trimmed before they were read", "shard", r.shard)
+				lastSeq, from = "", types.ShardIteratorTypeTrimHorizon
+				continue
+			}
 			if err != nil {
 				if gone(r.log, err, r.shard) {
 					return
