@@ -133,10 +133,12 @@ func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logg
 		leased(live.ConsumerPublisher, 0, d.PublishRecords)
 	}
 	if n != nil {
-		leased(live.ConsumerNotifier, checkpointLag(cfg, n), func(ctx context.Context, records []live.Record) error {
+		leased(live.ConsumerNotifier, 0, func(ctx context.Context, records []live.Record) error {
 			n.HandleRecords(ctx, records)
 			return nil
 		})
+		// Checkpoints wait for the batches to be sent, however long that takes.
+		readers[len(readers)-1].Unfinished = n.Unfinished
 	}
 	m.ObserveStream(nil, func() int {
 		held := 0
@@ -166,17 +168,6 @@ func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logg
 			log.Warn("shutting down: the stream's readers did not release their leases in time; another instance takes them after LEASE_TIMEOUT")
 		}
 	}, nil
-}
-
-// checkpointLag holds checkpoints back past the notifier's batch window
-// (and its sending), so that a batch this instance took but had not sent
-// when it died is read again by the shard's next holder; the markers drop
-// what it had sent.
-func checkpointLag(cfg config, n *notify.Notifier) time.Duration {
-	if n == nil {
-		return 0
-	}
-	return cfg.Notify.Window + 10*time.Second
 }
 
 // leaseOwner names this process in the leases: host, pid and a random

@@ -75,6 +75,11 @@ type LeasedTailer struct {
 	// sends a window after it took an event): a shard taken over is then
 	// read again from before anything unfinished. 0: at once.
 	CheckpointLag time.Duration
+	// Unfinished, when set, is the consumer's low-water mark: since when
+	// the oldest work it took and has not finished waits (ok false: none).
+	// A batch is checkpointed only once nothing taken by then is unfinished
+	// (the notifier sends a window after taking an event, and retries).
+	Unfinished func() (since time.Time, ok bool)
 	// Now is the clock expiry is judged by (nil: time.Now).
 	Now func() time.Time
 	// Log reports trouble.
@@ -478,28 +483,56 @@ func (t *LeasedTailer) take(ctx context.Context, l store.Lease) bool {
 	return true
 }
 
+// maxWaiting bounds a shard's batches waiting for their checkpoint: past
+// it every other one is forgotten (a checkpoint then comes a little later).
+const maxWaiting = 1024
+
 // checkpointer writes a held shard's checkpoints as its reader hands
-// batches over, each CheckpointLag after the batch was handled (the
-// notifier sends a batch a window after taking it: a checkpoint past it
-// would lose it if this instance died meanwhile); a lost lease stops the
-// reader.
+// batches over (and after each read), each batch's once it has settled:
+// CheckpointLag after it was handled, and once the consumer finished all it
+// took by then (Unfinished; the notifier sends a batch a window after taking
+// it: a checkpoint past it would lose it if this instance died meanwhile).
+// At the shard's end the lease is marked finished as soon as its last batch
+// settled. A lost lease stops the reader.
 func (t *LeasedTailer) checkpointer(l store.Lease, h *heldLease) func(ctx context.Context, seq string, ended bool) error {
 	type handled struct {
 		seq string
 		at  time.Time
 	}
 	var waiting []handled
-	return func(ctx context.Context, seq string, ended bool) error {
-		if ended && t.CheckpointLag > 0 {
-			sleep(ctx, t.CheckpointLag) // the shard's last batches settle first
-		}
-		now := t.now()
-		waiting = append(waiting, handled{seq: seq, at: now})
+	last := l.Checkpoint
+	settled := func(now time.Time) int {
 		due := -1
+		since, busy := time.Time{}, false
+		if t.Unfinished != nil {
+			since, busy = t.Unfinished()
+		}
 		for i, w := range waiting {
-			if ended || !w.at.After(now.Add(-t.CheckpointLag)) {
-				due = i
+			if w.at.After(now.Add(-t.CheckpointLag)) || (busy && !since.After(w.at)) {
+				break
 			}
+			due = i
+		}
+		return due
+	}
+	return func(ctx context.Context, seq string, ended bool) error {
+		if seq != last || (ended && len(waiting) == 0) {
+			waiting = append(waiting, handled{seq: seq, at: t.now()})
+			last = seq
+			if len(waiting) > maxWaiting {
+				thinned := waiting[:0]
+				for i, w := range waiting {
+					if i%2 == 1 || i == len(waiting)-1 {
+						thinned = append(thinned, w)
+					}
+				}
+				waiting = thinned
+			}
+		}
+		due := settled(t.now())
+		for ended && due < len(waiting)-1 && ctx.Err() == nil {
+			sleep(ctx, 50*time.Millisecond) // the shard's last batches settle first
+			due = settled(t.now())
 		}
 		if due < 0 || ctx.Err() != nil {
 			return nil

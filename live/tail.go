@@ -269,8 +269,8 @@ type shardReader struct {
 	// handle takes a batch; an error leaves it unhandled: it is read again
 	// after a backoff.
 	handle func(ctx context.Context, records []Record) error
-	// handled, when set, learns the last record handled once handle
-	// returned (and ended when the shard is read to its end); an error
+	// handled, when set, learns the last record handled after each read
+	// (and ended when the shard is read to its end); an error
 	// stops the reader (the lease is lost).
 	handled func(ctx context.Context, seq string, ended bool) error
 }
@@ -357,7 +357,9 @@ func (r *shardReader) run(ctx context.Context, poll time.Duration, positioned fu
 			r.finish(ctx, lastSeq)
 			return // the shard is closed and fully read
 		}
-		if len(out.Records) > 0 && r.handled != nil {
+		if r.handled != nil {
+			// Also after an empty read: batches handled before may have
+			// settled since.
 			if err := r.handled(ctx, lastSeq, false); err != nil {
 				return
 			}
