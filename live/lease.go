@@ -456,10 +456,15 @@ func (t *LeasedTailer) take(ctx context.Context, l store.Lease) bool {
 		after: taken.Checkpoint, handle: t.Handle,
 		handled: t.checkpointer(taken, h)}
 	if taken.Checkpoint == "" {
-		// Nobody read this shard before: what it holds from before this
-		// instance started is backlog (the notifier still wants it); a
-		// minute's margin for writers' clocks.
-		r.backlogBefore = t.started.Add(-BacklogMargin)
+		// Nobody read this shard before: what it holds from before its
+		// lease was created is backlog (the notifier still wants it); a
+		// minute's margin for writers' clocks. (A lease from before leases
+		// recorded their creation: this instance's start.)
+		since := taken.Created
+		if since.IsZero() {
+			since = t.started
+		}
+		r.backlogBefore = since.Add(-BacklogMargin)
 	}
 	poll := t.Poll
 	if poll <= 0 {

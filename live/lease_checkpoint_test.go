@@ -90,3 +90,30 @@ func TestLeasesFinishAShardAsSoonAsItsLastBatchSettled(t *testing.T) {
 	clock.Add(2 * time.Hour)
 	require.Eventually(t, func() bool { return checkpointOf(t, s, "parent").Finished }, 5*time.Second, time.Millisecond)
 }
+
+// TestLeasesBacklogIsWhatCameBeforeTheLease: a shard never checkpointed,
+// taken over by an instance that started long after its lease was
+// created, counts as backlog only what came before the lease, not what
+// came before the new reader's start.
+func TestLeasesBacklogIsWhatCameBeforeTheLease(t *testing.T) {
+	f := newFakeStream()
+	f.addShardIn("arn:fake/stream/1", "s1", "")
+	s := dynamotest.Store(t)
+	clock := testclock.At(time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
+	a := newLeased(t, f, s, clock, "a")
+	a.step(t)
+	a.kill() // dies before reading anything
+	a.readers.Wait()
+	clock.Add(24 * time.Hour)
+	b := newLeased(t, f, s, clock, "b")
+	b.step(t)
+	clock.Add(b.timeout())
+	b.step(t)
+	require.Equal(t, []string{"s1"}, b.Held())
+	f.put("s1", 1)
+	require.Eventually(t, func() bool { return len(b.c.numbers()) == 1 }, 5*time.Second, time.Millisecond)
+	lease := checkpointOf(t, s, "s1")
+	b.c.mu.Lock()
+	defer b.c.mu.Unlock()
+	require.Equal(t, lease.Created.Add(-BacklogMargin), b.c.backlog[0], "from the lease's creation, not b's start")
+}

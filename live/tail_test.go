@@ -166,8 +166,9 @@ func (f *fakeStream) GetRecords(_ context.Context, in *dynamodbstreams.GetRecord
 
 // collector gathers the record numbers the tailer hands over.
 type collector struct {
-	mu   sync.Mutex
-	seen []int
+	mu      sync.Mutex
+	seen    []int
+	backlog []time.Time // each record's BacklogBefore
 }
 
 func (c *collector) handle(_ context.Context, recs []Record) {
@@ -176,6 +177,7 @@ func (c *collector) handle(_ context.Context, recs []Record) {
 	for _, r := range recs {
 		n, _ := strconv.Atoi(r.NewImage["n"].(*ddbtypes.AttributeValueMemberN).Value)
 		c.seen = append(c.seen, n)
+		c.backlog = append(c.backlog, r.BacklogBefore)
 	}
 }
 

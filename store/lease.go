@@ -36,6 +36,9 @@ type Lease struct {
 	// Finished is set once the shard is closed and read to its end: its
 	// children may be leased from then on.
 	Finished bool
+	// Created is when the lease was written (zero for leases written
+	// before it was recorded): what its shard held before then is backlog.
+	Created time.Time
 }
 
 // leaseRecord is the LEASE#<stream> / SHARD#<shardId> item.
@@ -48,6 +51,7 @@ type leaseRecord struct {
 	Heartbeat  string `dynamodbav:"heartbeat,omitempty"`
 	Checkpoint string `dynamodbav:"checkpoint,omitempty"`
 	Finished   bool   `dynamodbav:"finished,omitempty"`
+	Created    string `dynamodbav:"created,omitempty"`
 }
 
 func (r *leaseRecord) lease(stream string) Lease {
@@ -55,6 +59,9 @@ func (r *leaseRecord) lease(stream string) Lease {
 		Checkpoint: r.Checkpoint, Finished: r.Finished}
 	if r.Heartbeat != "" {
 		l.Heartbeat, _ = parseTime(r.Heartbeat)
+	}
+	if r.Created != "" {
+		l.Created, _ = parseTime(r.Created)
 	}
 	return l
 }
