@@ -266,6 +266,7 @@ func (t *LeasedTailer) forget(ctx context.Context, l store.Lease) {
 	t.mu.Lock()
 	_, mine := t.held[l.Shard]
 	t.mu.Unlock()
+	delete(t.seen, l.Shard)
 	if mine {
 		return
 	}

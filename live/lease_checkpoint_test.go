@@ -117,3 +117,31 @@ func TestLeasesBacklogIsWhatCameBeforeTheLease(t *testing.T) {
 	defer b.c.mu.Unlock()
 	require.Equal(t, lease.Created.Add(-BacklogMargin), b.c.backlog[0], "from the lease's creation, not b's start")
 }
+
+// TestLeasesForgetShardsGoneFromTheStream: what an instance remembers of
+// another's lease goes with the shard.
+func TestLeasesForgetShardsGoneFromTheStream(t *testing.T) {
+	f := newFakeStream()
+	f.addShardIn("arn:fake/stream/1", "s1", "")
+	f.addShardIn("arn:fake/stream/1", "s2", "")
+	s := dynamotest.Store(t)
+	clock := testclock.At(time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC))
+	a, b := newLeased(t, f, s, clock, "a"), newLeased(t, f, s, clock, "b")
+	a.step(t)
+	b.step(t)
+	a.step(t)
+	require.Len(t, a.seen, 1, "a watches b's lease")
+	gone := b.Held()[0]
+	b.kill()
+	b.readers.Wait()
+	f.mu.Lock()
+	for i, sh := range f.shards {
+		if sh.id == gone {
+			f.shards = append(f.shards[:i], f.shards[i+1:]...)
+			break
+		}
+	}
+	f.mu.Unlock()
+	a.step(t)
+	require.Empty(t, a.seen, "forgotten with its shard")
+}
