@@ -3,9 +3,14 @@ package live
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -155,26 +160,58 @@ func TestDeliveryFillsAGapFromTheTable(t *testing.T) {
 	require.Equal(t, []int64{1}, asked, "read after the mark, once")
 }
 
+// putEvent writes group g's event seq into the fake stream as the table
+// would.
+func (f *fakeStream) putEvent(shardID, g string, seq int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seq++
+	sh := f.shard(shardID)
+	str := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	sh.records = append(sh.records, types.Record{Dynamodb: &types.StreamRecord{
+		SequenceNumber: aws.String(fmt.Sprintf("%020d", f.seq)),
+		NewImage: map[string]types.AttributeValue{
+			"PK": str("GROUP#" + g), "SK": str(fmt.Sprintf("EVENT#%012d", seq)), "groupId": str(g),
+			"seq": &types.AttributeValueMemberN{Value: strconv.FormatInt(seq, 10)}, "type": str("expense_created"),
+			"actorId": str("u1"), "at": str(time.Now().UTC().Format(time.RFC3339Nano)), "subjectKind": str("expense"),
+			"subjectId": str("e1"), "hash": str("h"), "formatVersion": &types.AttributeValueMemberN{Value: "1"},
+		},
+	}})
+}
+
 // TestDeliveryFallsBackToTheStreamWhileTheBrokerIsDown: a broker failing
-// for DownAfter starts the fallback reader (counted), which keeps the
-// instance serving; the broker back for Grace stops it.
+// for DownAfter starts the fallback reader (counted), which reads each
+// shard from behind its lease's checkpoint: what the holder published
+// before (1) is not delivered again, what it could not publish before the outage
+// (2) and what is written during it (3) arrive, in order; the broker back
+// for Grace stops it.
 func TestDeliveryFallsBackToTheStreamWhileTheBrokerIsDown(t *testing.T) {
 	f := newFakeStream()
 	f.addShard("s1", "")
 	hub, b := &fakeHub{}, &fakeBroker{recv: make(chan []store.Event)}
 	var mu sync.Mutex
 	var turns []bool
+	f.putEvent("s1", "g", 1)
+	b.recv = make(chan []store.Event, 1)
+	b.recv <- evs("g", 1) // published by the shard's holder, which checkpointed it
+	checkpoint := fmt.Sprintf("%020d", 1)
 	d := &Delivery{Hub: hub, Broker: b, DownAfter: 50 * time.Millisecond, Grace: 300 * time.Millisecond,
 		Fallback: func() *Tailer {
 			return &Tailer{API: f, StreamARN: func(context.Context) (string, error) { return "arn:fake", nil },
-				Poll: time.Millisecond, FromStart: true}
+				Poll: time.Millisecond, FromStart: true,
+				Start: func(context.Context, string, string) string { return checkpoint }}
 		},
 		OnFallback: func(on bool) { mu.Lock(); turns = append(turns, on); mu.Unlock() }}
 	runDelivery(t, d)
+	require.Eventually(t, func() bool { return len(hub.seqs()) == 1 }, 5*time.Second, time.Millisecond)
 	require.NoError(t, d.Status())
+	f.putEvent("s1", "g", 2) // the holder could not publish it: the broker went down
 	b.setErr(errors.New("connection refused"))
 	require.Eventually(t, func() bool { return d.Falling() && d.Status() == nil }, 5*time.Second, time.Millisecond,
 		"the instance reads the stream itself and serves on")
+	f.putEvent("s1", "g", 3)
+	require.Eventually(t, func() bool { return len(hub.seqs()) == 3 }, 5*time.Second, time.Millisecond)
+	require.Equal(t, []int64{1, 2, 3}, hub.seqs(), "from behind the checkpoint, in order, once")
 	b.setErr(nil)
 	require.Eventually(t, func() bool { return !d.Falling() }, 5*time.Second, time.Millisecond, "back to the broker")
 	mu.Lock()
