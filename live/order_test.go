@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
@@ -62,4 +64,26 @@ func TestOrderStaysBounded(t *testing.T) {
 	o.Take(ctx, evs("d", 4, 5, 6))
 	o.Fill(ctx)
 	require.Equal(t, []int64{1, 1, 1, 1, 2, 3, 4, 5, 6}, seqsOf(got), "past MaxPending the gap is read at once")
+}
+
+// TestTableChangesReadsTheLogAfterTheMark: the gap reader on the real
+// table returns the group's events after the mark, oldest first, without a
+// gap.
+func TestTableChangesReadsTheLogAfterTheMark(t *testing.T) {
+	s := dynamotest.Store(t)
+	ctx := context.Background()
+	g, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "Trip", Currency: money.MustCurrency("EUR"),
+		Creator: store.NewMember{UserID: "5000000001", Name: "Ann", Language: "en"}})
+	require.NoError(t, err)
+	for _, u := range []string{"5000000002", "5000000003"} {
+		_, _, err := s.JoinGroup(ctx, g.ID, store.NewMember{UserID: u, Name: u, Language: "en"})
+		require.NoError(t, err)
+	}
+	all, err := TableChanges(s)(ctx, g.ID, 0)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(all), 3)
+	after, err := TableChanges(s)(ctx, g.ID, 1)
+	require.NoError(t, err)
+	require.Equal(t, seqsOf(all)[1:], seqsOf(after))
+	require.EqualValues(t, 2, after[0].Seq)
 }
