@@ -15,6 +15,7 @@ import (
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/internal/redistest"
 	"github.com/fracti/api/internal/scrape"
+	"github.com/fracti/api/live"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
@@ -150,7 +151,7 @@ func TestLiveFiveInstancesThroughRedis(t *testing.T) {
 	t.Logf("from a mutation's response on one instance to the event on another's subscriber: p50 %v, max %v", waits[len(waits)/2], waits[len(waits)-1])
 
 	// SIGKILL the instance holding the shard's lease, mid-burst.
-	leases, err := s.ListLeases(ctx, store.StreamLabel(arn))
+	leases, err := s.ListLeases(ctx, store.LeaseSet(store.StreamLabel(arn), live.ConsumerPublisher))
 	require.NoError(t, err)
 	victim := -1
 	for _, l := range leases {

@@ -71,8 +71,8 @@ func reminders(n *notify.Notifier) graph.Reminders {
 }
 
 // startNotifier reads the table's stream into n through the shard leases
-// until ctx ends.
-func startNotifier(ctx context.Context, cfg config, s *store.Store, n *notify.Notifier, m *metrics.Metrics) error {
+// until ctx ends; wait waits for its leases to be released.
+func startNotifier(ctx context.Context, cfg config, s *store.Store, n *notify.Notifier, m *metrics.Metrics) (wait func(context.Context), err error) {
 	return startStream(ctx, cfg, s, slog.Default(), m, n, nil)
 }
 
@@ -121,7 +121,8 @@ func notifyCommand(ctx context.Context, cfg config, args []string, log *slog.Log
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := startNotifier(ctx, cfg, s, n, nil); err != nil {
+	waitStream, err := startNotifier(ctx, cfg, s, n, nil)
+	if err != nil {
 		return err
 	}
 	jobs := schedule.New(schedule.Options{Log: log})
@@ -131,5 +132,6 @@ func notifyCommand(ctx context.Context, cfg config, args []string, log *slog.Log
 	<-ctx.Done()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
 	defer cancel()
+	defer waitStream(shutdownCtx) // the leases released: the next instance reads on at once
 	return jobs.Stop(shutdownCtx)
 }

@@ -498,7 +498,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	if cfg.Notify.On && notifier == nil {
 		log.Warn("NOTIFY=true but TELEGRAM_BOT_TOKEN is not set: nothing is sent to Telegram")
 	}
-	if err := startStream(liveCtx, cfg, s, log, m, notifierIfOn(cfg, notifier), delivery); err != nil {
+	waitStream, err := startStream(liveCtx, cfg, s, log, m, notifierIfOn(cfg, notifier), delivery)
+	if err != nil {
 		return err
 	}
 	jobs := startJobs(cfg, s, log, m, notifier)
@@ -566,6 +567,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	jobsStopped := make(chan error, 1)
 	go func() { jobsStopped <- jobs.Stop(shutdownCtx) }()
 	defer func() { <-jobsStopped }()
+	defer waitStream(shutdownCtx) // endLive stopped the readers: their leases are released meanwhile
 	if metricsSrv != nil {
 		defer func() { _ = metricsSrv.Shutdown(shutdownCtx) }() // scraped until the API has stopped
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/fracti/api/live"
@@ -49,7 +50,8 @@ func loadStreamConfig() (streamConfig, error) {
 // broker and, while it is down, from this instance's own reading of the
 // stream, each shard from its lease's checkpoint.
 func newDelivery(cfg config, s *store.Store, hub *live.Hub, streams live.StreamsAPI, log *slog.Logger, m *metrics.Metrics) (*live.Delivery, error) {
-	d := &live.Delivery{Hub: hub, Log: log, OnFallback: m.LiveFallback}
+	// A gap in a group's events is read from the activity log.
+	d := &live.Delivery{Hub: hub, Log: log, OnFallback: m.LiveFallback, Order: &live.Order{Changes: live.TableChanges(s)}}
 	if cfg.Stream.Broker == "" {
 		return d, nil
 	}
@@ -75,12 +77,12 @@ func newDelivery(cfg config, s *store.Store, hub *live.Hub, streams live.Streams
 	return d, nil
 }
 
-// checkpoints starts each shard after its lease's checkpoint (nothing the
-// lease holders did not publish is skipped); a shard without one from its
+// checkpoints starts each shard after its publisher lease's checkpoint
+// (nothing the lease holders did not publish is skipped); a shard without one from its
 // trim horizon.
 func checkpoints(s *store.Store, log *slog.Logger) func(ctx context.Context, arn, shardID string) string {
 	return func(ctx context.Context, arn, shardID string) string {
-		leases, err := s.ListLeases(ctx, store.StreamLabel(arn))
+		leases, err := s.ListLeases(ctx, store.LeaseSet(store.StreamLabel(arn), live.ConsumerPublisher))
 		if err != nil {
 			log.Warn("live updates: cannot read the leases' checkpoints; reading the shard from its trim horizon", "shard", shardID, "err", err)
 			return ""
@@ -103,48 +105,69 @@ func notifierIfOn(cfg config, n *notify.Notifier) *notify.Notifier {
 }
 
 // startStream reads the table's stream through the shard leases until ctx
-// ends, when something here consumes it: the notifier (n), and the broker's
-// publisher (d with a broker). Each shard is then read by one instance,
-// however many run.
-func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, d *live.Delivery) error {
+// ends, for each consumer here: the notifier (n), and the broker's
+// publisher (d with a broker). Each consumer has its own lease set, so each
+// shard is read by one instance per consumer (at most two readers a shard),
+// however many run. The returned wait blocks, once ctx has ended, until
+// the readers have stopped and released their leases (or its own ctx ends):
+// a clean shutdown hands the shards over at once.
+func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, d *live.Delivery) (wait func(context.Context), err error) {
 	publish := d != nil && d.Broker != nil
 	if n == nil && !publish {
-		return nil
+		return func(context.Context) {}, nil
 	}
 	streams, err := store.NewStreamsClient(ctx, store.ClientConfig{Endpoint: cfg.Endpoint, Region: cfg.Region}, m.DynamoDBStreams())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	owner, err := leaseOwner()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	t := &live.LeasedTailer{API: streams, StreamARN: s.StreamARN, Leases: s, Owner: owner, Timeout: cfg.Stream.LeaseTimeout,
-		Poll: cfg.StreamPoll, Log: log, CheckpointLag: checkpointLag(cfg, n),
-		Handle: func(ctx context.Context, records []live.Record) error {
-			if n != nil {
-				n.HandleRecords(ctx, records)
-			}
-			if publish {
-				return d.PublishRecords(ctx, records)
-			}
+	var readers []*live.LeasedTailer
+	leased := func(consumer string, lag time.Duration, handle func(ctx context.Context, records []live.Record) error) {
+		readers = append(readers, &live.LeasedTailer{API: streams, StreamARN: s.StreamARN, Leases: s, Owner: owner, Consumer: consumer,
+			Timeout: cfg.Stream.LeaseTimeout, Poll: cfg.StreamPoll, Log: log.With("consumer", consumer), CheckpointLag: lag, Handle: handle})
+	}
+	if publish {
+		leased(live.ConsumerPublisher, 0, d.PublishRecords)
+	}
+	if n != nil {
+		leased(live.ConsumerNotifier, 0, func(ctx context.Context, records []live.Record) error {
+			n.HandleRecords(ctx, records)
 			return nil
-		}}
-	m.ObserveStream(nil, func() int { return len(t.Held()) })
-	log.Info("reading the table's stream through shard leases", "owner", owner, "notifier", n != nil, "broker", publish)
-	go t.Run(ctx)
-	return nil
-}
-
-// checkpointLag holds checkpoints back past the notifier's batch window
-// (and its sending), so that a batch this instance took but had not sent
-// when it died is read again by the shard's next holder; the markers drop
-// what it had sent.
-func checkpointLag(cfg config, n *notify.Notifier) time.Duration {
-	if n == nil {
-		return 0
+		})
+		// Checkpoints wait for the batches to be sent, however long that takes.
+		readers[len(readers)-1].Unfinished = n.Unfinished
 	}
-	return cfg.Notify.Window + 10*time.Second
+	m.ObserveStream(nil, func() int {
+		held := 0
+		for _, t := range readers {
+			held += len(t.Held())
+		}
+		return held
+	})
+	log.Info("reading the table's stream through shard leases", "owner", owner, "notifier", n != nil, "broker", publish)
+	var running sync.WaitGroup
+	for _, t := range readers {
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			t.Run(ctx)
+		}()
+	}
+	stopped := make(chan struct{})
+	go func() {
+		running.Wait()
+		close(stopped)
+	}()
+	return func(wctx context.Context) {
+		select {
+		case <-stopped:
+		case <-wctx.Done():
+			log.Warn("shutting down: the stream's readers did not release their leases in time; another instance takes them after LEASE_TIMEOUT")
+		}
+	}, nil
 }
 
 // leaseOwner names this process in the leases: host, pid and a random

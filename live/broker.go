@@ -49,15 +49,17 @@ const (
 	commitQueue = 4096
 )
 
-// Delivery brings events to this instance's hub, each once (Dedup),
-// whichever way they come: the writer's own commit (at once), the broker,
+// Delivery brings events to this instance's hub, each once and in each
+// group's order (Order), whichever way they come: the writer's own commit (at once), the broker,
 // or the stream (read by this instance when there is no broker, or while
 // the broker is down: the fallback, from the shards' lease checkpoints).
 type Delivery struct {
 	// Hub receives the events.
 	Hub Publisher
-	// Dedup drops what was passed on already (nil: NewDedup(0, 0)).
-	Dedup *Dedup
+	// Order drops what was passed on already and holds back what comes
+	// before its turn (nil: an Order without Changes); its Out is set by
+	// the Delivery.
+	Order *Order
 	// Broker is nil for the embedded mode: this instance reads the stream
 	// for its own hub (Records as a Tailer's Handle).
 	Broker Broker
@@ -80,12 +82,16 @@ type Delivery struct {
 func (d *Delivery) init() {
 	d.once.Do(func() {
 		d.queue = make(chan store.Event, commitQueue)
-		if d.Dedup == nil {
-			d.Dedup = NewDedup(0, 0)
-		}
 		if d.Log == nil {
 			d.Log = slog.Default()
 		}
+		if d.Order == nil {
+			d.Order = &Order{}
+		}
+		if d.Order.Log == nil {
+			d.Order.Log = d.Log
+		}
+		d.Order.Out = d.Hub.Publish
 		if d.DownAfter <= 0 {
 			d.DownAfter = DefaultBrokerDownAfter
 		}
@@ -106,12 +112,11 @@ func (d *Delivery) Committed(ev store.Event) {
 	}
 }
 
-// Deliver passes the events not seen before to the hub.
+// Deliver passes the events not seen before to the hub, in each group's
+// order (Order).
 func (d *Delivery) Deliver(ctx context.Context, events []store.Event) {
 	d.init()
-	if fresh := d.Dedup.Fresh(events); len(fresh) > 0 {
-		d.Hub.Publish(ctx, fresh)
-	}
+	d.Order.Take(ctx, events)
 }
 
 // Records delivers the activity events among stream records (a Tailer's
@@ -184,12 +189,27 @@ func (d *Delivery) Falling() bool {
 func (d *Delivery) Run(ctx context.Context) {
 	d.init()
 	go d.commits(ctx)
+	go d.fill(ctx)
 	if d.Broker == nil {
 		<-ctx.Done()
 		return
 	}
 	go d.Broker.Receive(ctx, d.Deliver)
 	d.watch(ctx)
+}
+
+// fill reads the groups' gaps from the table every half of Order's Wait.
+func (d *Delivery) fill(ctx context.Context) {
+	tick := time.NewTicker(d.Order.wait() / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			d.Order.Fill(ctx)
+		}
+	}
 }
 
 // commits publishes and delivers what this process committed, in order.

@@ -29,6 +29,12 @@ type LeaseStore interface {
 // and still not count as backlog (writers' clocks differ a little).
 const BacklogMargin = time.Minute
 
+// The consumers of the stream, each with its own lease set.
+const (
+	ConsumerPublisher = "publisher" // publishes the events on the broker
+	ConsumerNotifier  = "notifier"  // sends the Telegram notifications
+)
+
 // DefaultLeaseTimeout is how long a lease's counter may stand still before
 // another instance takes the shard over (LEASE_TIMEOUT).
 const DefaultLeaseTimeout = 10 * time.Second
@@ -52,6 +58,10 @@ type LeasedTailer struct {
 	// per process).
 	Leases LeaseStore
 	Owner  string
+	// Consumer names this reader's lease set (ConsumerPublisher,
+	// ConsumerNotifier): each consumer reads every shard through its own
+	// leases, so two consumers never take each other's ("": one set).
+	Consumer string
 	// Handle takes each batch of an owned shard's records, in order; an
 	// error leaves the batch unhandled (not checkpointed), to be read again.
 	Handle func(ctx context.Context, records []Record) error
@@ -65,6 +75,11 @@ type LeasedTailer struct {
 	// sends a window after it took an event): a shard taken over is then
 	// read again from before anything unfinished. 0: at once.
 	CheckpointLag time.Duration
+	// Unfinished, when set, is the consumer's low-water mark: since when
+	// the oldest work it took and has not finished waits (ok false: none).
+	// A batch is checkpointed only once nothing taken by then is unfinished
+	// (the notifier sends a window after taking an event, and retries).
+	Unfinished func() (since time.Time, ok bool)
 	// Now is the clock expiry is judged by (nil: time.Now).
 	Now func() time.Time
 	// Log reports trouble.
@@ -209,7 +224,7 @@ func (t *LeasedTailer) step(ctx context.Context) error {
 		t.stopAll()
 	}
 	t.arn = arn
-	stream := store.StreamLabel(arn)
+	stream := store.LeaseSet(store.StreamLabel(arn), t.Consumer)
 	shards, err := describeShards(ctx, t.API, arn)
 	if err != nil {
 		return err
@@ -251,6 +266,7 @@ func (t *LeasedTailer) forget(ctx context.Context, l store.Lease) {
 	t.mu.Lock()
 	_, mine := t.held[l.Shard]
 	t.mu.Unlock()
+	delete(t.seen, l.Shard)
 	if mine {
 		return
 	}
@@ -271,6 +287,11 @@ func (t *LeasedTailer) renew(ctx context.Context, byShard map[string]store.Lease
 		current := byShard[id]
 		t.mu.Lock()
 		stopped, finished := h.stopped, h.finished
+		if current.Owner == t.Owner && current.Counter != h.lease.Counter {
+			// A renewal (or the take) went through but its answer was
+			// lost: the lease is still ours, at the table's counter.
+			h.lease.Counter = current.Counter
+		}
 		t.mu.Unlock()
 		if stopped || current.Owner != t.Owner || current.Counter != h.lease.Counter {
 			mine := current.Owner == t.Owner && current.Counter == h.lease.Counter
@@ -336,7 +357,12 @@ func (t *LeasedTailer) balance(ctx context.Context, byShard map[string]store.Lea
 			continue
 		}
 		unfinished++
-		expired := l.Owner == ""
+		t.mu.Lock()
+		_, reading := t.held[id]
+		t.mu.Unlock()
+		// Ours but not read here: a take whose answer was lost, or a lease
+		// held by this owner before; nobody else will take it for Timeout.
+		expired := l.Owner == "" || (l.Owner == t.Owner && !reading)
 		if l.Owner != "" && l.Owner != t.Owner {
 			seen, ok := t.seen[id]
 			if !ok || seen.counter != l.Counter {
@@ -431,10 +457,15 @@ func (t *LeasedTailer) take(ctx context.Context, l store.Lease) bool {
 		after: taken.Checkpoint, handle: t.Handle,
 		handled: t.checkpointer(taken, h)}
 	if taken.Checkpoint == "" {
-		// Nobody read this shard before: what it holds from before this
-		// instance started is backlog (the notifier still wants it); a
-		// minute's margin for writers' clocks.
-		r.backlogBefore = t.started.Add(-BacklogMargin)
+		// Nobody read this shard before: what it holds from before its
+		// lease was created is backlog (the notifier still wants it); a
+		// minute's margin for writers' clocks. (A lease from before leases
+		// recorded their creation: this instance's start.)
+		since := taken.Created
+		if since.IsZero() {
+			since = t.started
+		}
+		r.backlogBefore = since.Add(-BacklogMargin)
 	}
 	poll := t.Poll
 	if poll <= 0 {
@@ -458,28 +489,56 @@ func (t *LeasedTailer) take(ctx context.Context, l store.Lease) bool {
 	return true
 }
 
+// maxWaiting bounds a shard's batches waiting for their checkpoint: past
+// it every other one is forgotten (a checkpoint then comes a little later).
+const maxWaiting = 1024
+
 // checkpointer writes a held shard's checkpoints as its reader hands
-// batches over, each CheckpointLag after the batch was handled (the
-// notifier sends a batch a window after taking it: a checkpoint past it
-// would lose it if this instance died meanwhile); a lost lease stops the
-// reader.
+// batches over (and after each read), each batch's once it has settled:
+// CheckpointLag after it was handled, and once the consumer finished all it
+// took by then (Unfinished; the notifier sends a batch a window after taking
+// it: a checkpoint past it would lose it if this instance died meanwhile).
+// At the shard's end the lease is marked finished as soon as its last batch
+// settled. A lost lease stops the reader.
 func (t *LeasedTailer) checkpointer(l store.Lease, h *heldLease) func(ctx context.Context, seq string, ended bool) error {
 	type handled struct {
 		seq string
 		at  time.Time
 	}
 	var waiting []handled
-	return func(ctx context.Context, seq string, ended bool) error {
-		if ended && t.CheckpointLag > 0 {
-			sleep(ctx, t.CheckpointLag) // the shard's last batches settle first
-		}
-		now := t.now()
-		waiting = append(waiting, handled{seq: seq, at: now})
+	last := l.Checkpoint
+	settled := func(now time.Time) int {
 		due := -1
+		since, busy := time.Time{}, false
+		if t.Unfinished != nil {
+			since, busy = t.Unfinished()
+		}
 		for i, w := range waiting {
-			if ended || !w.at.After(now.Add(-t.CheckpointLag)) {
-				due = i
+			if w.at.After(now.Add(-t.CheckpointLag)) || (busy && !since.After(w.at)) {
+				break
 			}
+			due = i
+		}
+		return due
+	}
+	return func(ctx context.Context, seq string, ended bool) error {
+		if seq != last || (ended && len(waiting) == 0) {
+			waiting = append(waiting, handled{seq: seq, at: t.now()})
+			last = seq
+			if len(waiting) > maxWaiting {
+				thinned := waiting[:0]
+				for i, w := range waiting {
+					if i%2 == 1 || i == len(waiting)-1 {
+						thinned = append(thinned, w)
+					}
+				}
+				waiting = thinned
+			}
+		}
+		due := settled(t.now())
+		for ended && due < len(waiting)-1 && ctx.Err() == nil {
+			sleep(ctx, 50*time.Millisecond) // the shard's last batches settle first
+			due = settled(t.now())
 		}
 		if due < 0 || ctx.Err() != nil {
 			return nil

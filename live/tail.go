@@ -269,8 +269,8 @@ type shardReader struct {
 	// handle takes a batch; an error leaves it unhandled: it is read again
 	// after a backoff.
 	handle func(ctx context.Context, records []Record) error
-	// handled, when set, learns the last record handled once handle
-	// returned (and ended when the shard is read to its end); an error
+	// handled, when set, learns the last record handled after each read
+	// (and ended when the shard is read to its end); an error
 	// stops the reader (the lease is lost).
 	handled func(ctx context.Context, seq string, ended bool) error
 }
@@ -292,6 +292,14 @@ func (r *shardReader) run(ctx context.Context, poll time.Duration, positioned fu
 				in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(lastSeq)
 			}
 			out, err := r.API.GetShardIterator(ctx, in)
+			var trimmed *types.TrimmedDataAccessException
+			if errors.As(err, &trimmed) && lastSeq != "" {
+				// The checkpoint is past the stream's 24 hours: start from
+				// the oldest record still there, as GetRecords does.
+				r.log.Warn("live updates: the records after the checkpoint were trimmed before they were read", "shard", r.shard)
+				lastSeq, from = "", types.ShardIteratorTypeTrimHorizon
+				continue
+			}
 			if err != nil {
 				if gone(r.log, err, r.shard) {
 					return
@@ -349,7 +357,9 @@ func (r *shardReader) run(ctx context.Context, poll time.Duration, positioned fu
 			r.finish(ctx, lastSeq)
 			return // the shard is closed and fully read
 		}
-		if len(out.Records) > 0 && r.handled != nil {
+		if r.handled != nil {
+			// Also after an empty read: batches handled before may have
+			// settled since.
 			if err := r.handled(ctx, lastSeq, false); err != nil {
 				return
 			}

@@ -129,6 +129,10 @@ func (f *fakeStream) GetShardIterator(_ context.Context, in *dynamodbstreams.Get
 				pos = i + 1
 			}
 		}
+		if pos <= sh.trimmed {
+			// As DynamoDB Streams: the position is past the 24 hours.
+			return nil, &types.TrimmedDataAccessException{Message: aws.String("trimmed")}
+		}
 	}
 	return &dynamodbstreams.GetShardIteratorOutput{ShardIterator: aws.String(fmt.Sprintf("%s/%d", sh.id, pos))}, nil
 }
@@ -162,8 +166,9 @@ func (f *fakeStream) GetRecords(_ context.Context, in *dynamodbstreams.GetRecord
 
 // collector gathers the record numbers the tailer hands over.
 type collector struct {
-	mu   sync.Mutex
-	seen []int
+	mu      sync.Mutex
+	seen    []int
+	backlog []time.Time // each record's BacklogBefore
 }
 
 func (c *collector) handle(_ context.Context, recs []Record) {
@@ -172,6 +177,7 @@ func (c *collector) handle(_ context.Context, recs []Record) {
 	for _, r := range recs {
 		n, _ := strconv.Atoi(r.NewImage["n"].(*ddbtypes.AttributeValueMemberN).Value)
 		c.seen = append(c.seen, n)
+		c.backlog = append(c.backlog, r.BacklogBefore)
 	}
 }
 
@@ -285,6 +291,29 @@ func TestTailerResumesAfterAnExpiredIteratorWithoutLossOrRepeat(t *testing.T) {
 	f.put("a", 2)
 	f.put("a", 3)
 	eventually(t, c, []int{1, 2, 3})
+}
+
+// TestTailerStartsFromTheOldestRecordWhenItsCheckpointIsTrimmed: a start
+// position (a lease's checkpoint) past the stream's 24 hours reads from the
+// trim horizon instead of asking for an iterator there forever.
+func TestTailerStartsFromTheOldestRecordWhenItsCheckpointIsTrimmed(t *testing.T) {
+	f := newFakeStream()
+	f.addShard("a", "")
+	f.put("a", 1)
+	f.put("a", 2)
+	f.put("a", 3)
+	f.mu.Lock()
+	f.shard("a").trimmed = 2
+	f.mu.Unlock()
+	c := &collector{}
+	tl := &Tailer{API: f, StreamARN: func(context.Context) (string, error) { return "arn:fake", nil },
+		Handle: c.handle, Poll: time.Millisecond, FromStart: true,
+		Start: func(context.Context, string, string) string { return fmt.Sprintf("%020d", 1) }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); tl.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	eventually(t, c, []int{3})
 }
 
 func TestTailerRestartsFromTheOldestRecordWhenTrimmed(t *testing.T) {

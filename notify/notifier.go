@@ -76,6 +76,10 @@ type Notifier struct {
 	mu      sync.Mutex
 	pending map[string][]store.Event // group → events waiting for its window
 	flights sync.WaitGroup
+	// taken is when each batch in flight (waiting or being sent) was
+	// taken, on the wall clock: Unfinished's low-water mark.
+	taken      map[uint64]time.Time
+	nextFlight uint64
 }
 
 // New makes a Notifier; zero options take their defaults.
@@ -101,7 +105,7 @@ func New(opts Options) *Notifier {
 	if opts.Limiter == nil {
 		opts.Limiter = telegram.NewLimiter(nil)
 	}
-	return &Notifier{opts: opts, pending: map[string][]store.Event{}}
+	return &Notifier{opts: opts, pending: map[string][]store.Event{}, taken: map[uint64]time.Time{}}
 }
 
 func (n *Notifier) now() time.Time { return n.opts.Now() }
@@ -146,14 +150,39 @@ func (n *Notifier) HandleRecords(ctx context.Context, records []live.Record) {
 		n.pending[ev.GroupID] = append(n.pending[ev.GroupID], ev)
 		if first {
 			n.flights.Add(1)
-			groupID := ev.GroupID
+			groupID, id := ev.GroupID, n.nextFlight
+			n.nextFlight++
+			n.taken[id] = time.Now()
 			time.AfterFunc(n.opts.Window, func() {
 				defer n.flights.Done()
+				defer n.landed(id)
 				n.flush(ctx, groupID)
 			})
 		}
 		n.mu.Unlock()
 	}
+}
+
+// landed forgets a batch's flight: it was sent, dead-lettered or dropped.
+func (n *Notifier) landed(id uint64) {
+	n.mu.Lock()
+	delete(n.taken, id)
+	n.mu.Unlock()
+}
+
+// Unfinished is the notifier's low-water mark for the stream's
+// checkpoints (live.LeasedTailer's Unfinished): when the oldest batch not
+// yet sent (waiting for its window, or being sent and retried) was taken,
+// on the wall clock; ok is false when none is.
+func (n *Notifier) Unfinished() (since time.Time, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, at := range n.taken {
+		if !ok || at.Before(since) {
+			since, ok = at, true
+		}
+	}
+	return since, ok
 }
 
 // Wait returns once every batch taken so far has been sent (tests, and a

@@ -10,11 +10,12 @@ import (
 )
 
 // CreateLease writes a shard's lease, held by nobody and with no
-// checkpoint, unless it exists already (another instance was first: not an
+// checkpoint, stamped with its creation time, unless it exists already (another instance was first: not an
 // error).
 func (s *Store) CreateLease(ctx context.Context, stream, shardID, parentID string) error {
 	pk, sk := leaseKey(stream, shardID)
-	item, err := attributevalue.MarshalMap(leaseRecord{itemKey: itemKey{PK: pk, SK: sk}, Shard: shardID, Parent: parentID})
+	item, err := attributevalue.MarshalMap(leaseRecord{itemKey: itemKey{PK: pk, SK: sk}, Shard: shardID, Parent: parentID,
+		Created: formatTime(s.stamp())})
 	if err != nil {
 		return fmt.Errorf("encode lease: %w", err)
 	}

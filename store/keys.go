@@ -44,7 +44,7 @@ import (
 //	weekly reminder list NOTIFY#WEEKLY       <groupId>
 //	connected chat       CHAT#<chatId>       CHAT
 //	direct messages      USER#<userId>       DIRECT
-//	stream shard lease   LEASE#<streamLabel> SHARD#<shardId>
+//	stream shard lease   LEASE#<streamLabel>#<consumer> SHARD#<shardId>
 //
 // A recurring expense (a series) is listed under DUE#<shard> in GSI1 only
 // while it is active (neither paused nor finished): the scheduler finds the

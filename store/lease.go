@@ -36,6 +36,9 @@ type Lease struct {
 	// Finished is set once the shard is closed and read to its end: its
 	// children may be leased from then on.
 	Finished bool
+	// Created is when the lease was written (zero for leases written
+	// before it was recorded): what its shard held before then is backlog.
+	Created time.Time
 }
 
 // leaseRecord is the LEASE#<stream> / SHARD#<shardId> item.
@@ -48,6 +51,7 @@ type leaseRecord struct {
 	Heartbeat  string `dynamodbav:"heartbeat,omitempty"`
 	Checkpoint string `dynamodbav:"checkpoint,omitempty"`
 	Finished   bool   `dynamodbav:"finished,omitempty"`
+	Created    string `dynamodbav:"created,omitempty"`
 }
 
 func (r *leaseRecord) lease(stream string) Lease {
@@ -56,7 +60,21 @@ func (r *leaseRecord) lease(stream string) Lease {
 	if r.Heartbeat != "" {
 		l.Heartbeat, _ = parseTime(r.Heartbeat)
 	}
+	if r.Created != "" {
+		l.Created, _ = parseTime(r.Created)
+	}
 	return l
+}
+
+// LeaseSet names the leases of one consumer of the stream: each consumer
+// (the broker's publisher, the notifier) reads every shard through leases of
+// its own, so that consumers never take each other's; "" is the set of the
+// stream itself (one consumer).
+func LeaseSet(streamLabel, consumer string) string {
+	if consumer == "" {
+		return streamLabel
+	}
+	return streamLabel + "#" + consumer
 }
 
 // StreamLabel is the part of a stream ARN that tells the table's streams

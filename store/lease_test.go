@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -20,7 +21,11 @@ func TestLeaseLifecycle(t *testing.T) {
 	leases, err := f.ListLeases(ctx, stream)
 	require.NoError(t, err)
 	require.Len(t, leases, 2)
+	require.False(t, leases[0].Created.IsZero(), "a lease records when it was created")
+	created := leases[0].Created
+	leases[0].Created = time.Time{}
 	require.Equal(t, store.Lease{Stream: stream, Shard: "shard-1"}, leases[0])
+	leases[0].Created = created
 	require.Equal(t, "shard-1", leases[1].Parent)
 
 	// Two instances read the free lease; the first to write wins.

@@ -5,6 +5,8 @@ package redisbroker
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,10 +27,18 @@ type Broker struct {
 	log    *slog.Logger
 
 	ops chan watchOp // (un)subscriptions waiting for the receiver
+	// beat is this broker's private heartbeat channel: what the ping
+	// publishes there must come back through the pub/sub connection.
+	beat string
 
 	mu  sync.Mutex
 	err error
 	all bool
+	// receiving: Receive runs (heartbeats are judged only then); lastBeat
+	// is when a heartbeat last came back; reconnected when the pub/sub
+	// connection was last made again (what was sent meanwhile is lost).
+	receiving             bool
+	lastBeat, reconnected time.Time
 }
 
 // watchOp is one queued (un)subscription.
@@ -37,8 +47,19 @@ type watchOp struct {
 	on      bool
 }
 
-// pingEvery is how often the broker is asked whether it answers.
+// pingEvery is how often the broker is asked whether it answers (and a
+// heartbeat sent through it).
 const pingEvery = 250 * time.Millisecond
+
+// beatTimeout is how long a heartbeat may take to come back through the
+// pub/sub connection before the broker counts as down.
+const beatTimeout = time.Second
+
+// reconnectHold is how long Err reports a reconnection of the pub/sub
+// connection: longer than live.DefaultBrokerDownAfter, so that the
+// Delivery's fallback reads the stream from behind the checkpoints and
+// brings what was published while the connection was down.
+const reconnectHold = live.DefaultBrokerDownAfter + time.Second
 
 var _ live.Broker = (*Broker)(nil)
 
@@ -67,7 +88,11 @@ func New(url, prefix string, log *slog.Logger) (*Broker, error) {
 	// The client's own notes (each failed dial) go to the debug level: an
 	// outage is logged once, by the broker's ping.
 	redis.SetLogger(debugLog{log})
-	return &Broker{client: redis.NewClient(opt), prefix: prefix + ":", log: log,
+	id := make([]byte, 8)
+	if _, err := rand.Read(id); err != nil {
+		return nil, err
+	}
+	return &Broker{client: redis.NewClient(opt), prefix: prefix + ":", log: log, beat: prefix + ":beat:" + hex.EncodeToString(id),
 		ops: make(chan watchOp, 4096), err: errors.New("the broker was not reached yet")}, nil
 }
 
@@ -111,11 +136,25 @@ func (b *Broker) send(ctx context.Context, channel string, events []store.Event)
 	return nil
 }
 
-// Err is nil while the broker answered its last ping.
+// Err is nil while the broker answered its last ping, the heartbeats come
+// back through the pub/sub connection, and that connection was not made
+// again lately (go-redis resubscribes quietly; what was published in
+// between never arrives).
 func (b *Broker) Err() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.err
+	now := time.Now()
+	switch {
+	case b.err != nil:
+		return b.err
+	case !b.receiving:
+		return nil
+	case now.Sub(b.lastBeat) > beatTimeout:
+		return errors.New("the broker's heartbeats do not come back through the pub/sub connection")
+	case now.Sub(b.reconnected) < reconnectHold:
+		return errors.New("the broker's pub/sub connection was made again: events may have been missed")
+	}
+	return nil
 }
 
 // WatchAll receives every group's channel (a pattern subscription).
@@ -146,21 +185,29 @@ func (b *Broker) queue(channel string, on bool) {
 }
 
 // Receive hands each message of the watched channels to deliver until ctx
-// ends; the client resubscribes by itself after a reconnection, and a ping
-// every pingEvery tells Err whether the broker answers.
+// ends; the client resubscribes by itself after a reconnection, which Err
+// reports for reconnectHold, and a ping and a heartbeat every pingEvery
+// tell Err whether the broker answers.
 func (b *Broker) Receive(ctx context.Context, deliver func(ctx context.Context, events []store.Event)) {
-	go b.ping(ctx)
-	ps := b.client.Subscribe(ctx)
-	defer ps.Close()
 	b.mu.Lock()
+	b.receiving, b.lastBeat = true, time.Now()
 	all := b.all
 	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.receiving = false
+		b.mu.Unlock()
+	}()
+	go b.ping(ctx)
+	ps := b.client.Subscribe(ctx, b.beat)
+	defer ps.Close()
 	if all {
 		if err := ps.PSubscribe(ctx, b.prefix+"group:*"); err != nil {
 			b.log.Warn("live updates: subscribing to the broker failed; it is retried on reconnection", "err", err)
 		}
 	}
-	messages := ps.Channel()
+	messages := ps.ChannelWithSubscriptions()
+	beatSubscribed := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -175,9 +222,29 @@ func (b *Broker) Receive(ctx context.Context, deliver func(ctx context.Context, 
 			if err != nil {
 				b.log.Warn("live updates: a broker (un)subscription failed; it is retried on reconnection", "channel", op.channel, "err", err)
 			}
-		case m, ok := <-messages:
+		case msg, ok := <-messages:
 			if !ok {
 				return
+			}
+			m, ok := msg.(*redis.Message)
+			if sub, isSub := msg.(*redis.Subscription); isSub && sub.Channel == b.beat && sub.Kind == "subscribe" {
+				if beatSubscribed {
+					// Only a new connection confirms it again.
+					b.log.Warn("live updates: the broker's pub/sub connection was made again; events may have been missed")
+					b.mu.Lock()
+					b.reconnected = time.Now()
+					b.mu.Unlock()
+				}
+				beatSubscribed = true
+			}
+			if !ok {
+				continue
+			}
+			if m.Channel == b.beat {
+				b.mu.Lock()
+				b.lastBeat = time.Now()
+				b.mu.Unlock()
+				continue
 			}
 			var events []store.Event
 			if err := json.Unmarshal([]byte(m.Payload), &events); err != nil {
@@ -198,6 +265,9 @@ func (b *Broker) ping(ctx context.Context) {
 	for {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
 		err := b.client.Ping(pctx).Err()
+		if err == nil {
+			err = b.client.Publish(pctx, b.beat, "1").Err()
+		}
 		cancel()
 		if ctx.Err() != nil {
 			return
