@@ -57,6 +57,7 @@ type Hub struct {
 	// inGroup holds myEvents subscriptions by the groups their user is in.
 	inGroup map[string]map[*Subscription]struct{}
 	count   int
+	watch   watching // who is told what is watched (watch.go)
 }
 
 // NewHub returns a hub checking membership with members; each subscription
@@ -90,8 +91,9 @@ func (s *Subscription) Events() <-chan *store.Event { return s.events }
 // Close ends the subscription (the subscriber went away).
 func (s *Subscription) Close() {
 	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
 	s.hub.endLocked(s)
+	s.hub.mu.Unlock()
+	s.hub.tellWatcher()
 }
 
 // Count is how many subscriptions are open on this instance.
@@ -119,9 +121,10 @@ func (h *Hub) SubscribeGroup(ctx context.Context, userID, groupID string) (*Subs
 		return nil, err
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	add(h.byGroup, groupID, s)
+	h.addGroupLocked(h.byGroup, groupID, s)
 	h.count++
+	h.mu.Unlock()
+	h.tellWatcher()
 	return s, nil
 }
 
@@ -144,12 +147,13 @@ func (h *Hub) SubscribeUser(ctx context.Context, userID string) (*Subscription, 
 		return nil, err
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	add(h.byUser, userID, s)
+	h.addUserLocked(s)
 	for id := range groups {
-		add(h.inGroup, id, s)
+		h.addGroupLocked(h.inGroup, id, s)
 	}
 	h.count++
+	h.mu.Unlock()
+	h.tellWatcher()
 	return s, nil
 }
 
@@ -199,11 +203,11 @@ func (h *Hub) endLocked(s *Subscription) {
 	}
 	s.ended = true
 	if s.groupID != "" {
-		remove(h.byGroup, s.groupID, s)
+		h.removeGroupLocked(h.byGroup, s.groupID, s)
 	} else {
-		remove(h.byUser, s.userID, s)
+		h.removeUserLocked(s)
 		for id := range s.groups {
-			remove(h.inGroup, id, s)
+			h.removeGroupLocked(h.inGroup, id, s)
 		}
 	}
 	h.count--
@@ -269,14 +273,14 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 			h.endLocked(s) // left the group: the subscription completes
 		case !active[s.userID]:
 			delete(s.groups, groupID)
-			remove(h.inGroup, groupID, s)
+			h.removeGroupLocked(h.inGroup, groupID, s)
 		case denied[s] != nil:
 			h.endLocked(s)
 			drops = append(drops, s.dropper(denied[s]))
 		default:
 			if s.groups != nil && !s.groups[groupID] {
 				s.groups[groupID] = true
-				add(h.inGroup, groupID, s)
+				h.addGroupLocked(h.inGroup, groupID, s)
 			}
 			if !s.deliverLocked(events) {
 				h.endLocked(s)
@@ -285,6 +289,7 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 		}
 	}
 	h.mu.Unlock()
+	h.tellWatcher()
 	for _, drop := range drops {
 		drop()
 	}
