@@ -105,7 +105,15 @@ func (r *Resolver) freshLoaders(cfg HandlerConfig) graphql.ResponseMiddleware {
 			ctx, cancel = context.WithTimeout(ctx, liveResponseTimeout)
 			defer cancel()
 		}
-		ctx = loaders.With(ctx, loaders.New(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches)))
+		l := loaders.New
+		if e := eventFrom(ctx); subscription && e != nil {
+			// One event's subscribers share its loaders: one read per event
+			// on this instance, whatever the number of subscribers.
+			l = func(s *store.Store, wait time.Duration, opts ...loaders.Option) *loaders.Loaders {
+				return e.shared.Once(e.event, func() any { return loaders.New(s, wait, opts...) }).(*loaders.Loaders)
+			}
+		}
+		ctx = loaders.With(ctx, l(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches)))
 		if cfg.Calls > 0 {
 			ctx = store.WithCallBudget(ctx, cfg.Calls)
 		}

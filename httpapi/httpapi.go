@@ -167,7 +167,7 @@ func New(cfg Config) http.Handler {
 			LoaderBatches: hooks.loaderBatches, ErrorCodes: hooks.errorCodes})
 	liveT := newLiveTransports(cfg.LiveDone, cfg.CORSOrigins, authn, cfg.LiveLimits, cfg.Log, cfg.Metrics)
 	plain := graphqlHTTP{log: cfg.Log, metrics: cfg.Metrics}
-	gql.AddTransport(liveT.websocket())
+	gql.AddTransport(liveT.websocketServer(liveBuffer(cfg.Live)))
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(liveT.sse())
 	gql.AddTransport(liveT.multipart(plain))

@@ -80,12 +80,14 @@ type Subscription struct {
 	userID  string
 	groupID string          // "" for every group of the user
 	groups  map[string]bool // the user's groups (every-group subscriptions)
-	events  chan *store.Event
+	events  chan *store.Event // nil with a sink
+	sink    Sink
 	conn    *Connection
 	ended   bool
 }
 
-// Events is the subscription's stream; it is closed when the subscription ends.
+// Events is the subscription's stream (nil when it has a Sink); it is
+// closed when the subscription ends.
 func (s *Subscription) Events() <-chan *store.Event { return s.events }
 
 // Close ends the subscription (the subscriber went away).
@@ -163,8 +165,11 @@ func (h *Hub) newSubscription(ctx context.Context, userID, groupID string, group
 	if err := conn.acquire(); err != nil {
 		return nil, err
 	}
-	return &Subscription{hub: h, userID: userID, groupID: groupID, groups: groups,
-		events: make(chan *store.Event, h.buffer), conn: conn}, nil
+	s := &Subscription{hub: h, userID: userID, groupID: groupID, groups: groups, conn: conn, sink: sinkFrom(ctx)}
+	if s.sink == nil {
+		s.events = make(chan *store.Event, h.buffer)
+	}
+	return s, nil
 }
 
 // available is nil when events are being read from the stream.
@@ -211,7 +216,11 @@ func (h *Hub) endLocked(s *Subscription) {
 		}
 	}
 	h.count--
-	close(s.events)
+	if s.sink != nil {
+		s.sink.Ended()
+	} else {
+		close(s.events)
+	}
 	s.conn.release()
 }
 
@@ -263,6 +272,7 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 		}
 	}
 	var drops []func()
+	shared := &Shared{} // what these events' subscribers share
 	h.mu.Lock()
 	for _, s := range subs {
 		if s.ended {
@@ -282,7 +292,7 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 				s.groups[groupID] = true
 				h.addGroupLocked(h.inGroup, groupID, s)
 			}
-			if !s.deliverLocked(events) {
+			if !s.deliverLocked(events, shared) {
 				h.endLocked(s)
 				drops = append(drops, s.dropper(ErrSlowConsumer))
 			}
@@ -322,7 +332,10 @@ func (h *Hub) candidates(groupID string, events []store.Event) []*Subscription {
 
 // deliverLocked queues the events without waiting; false means the buffer
 // is full. h.mu is held.
-func (s *Subscription) deliverLocked(events []store.Event) bool {
+func (s *Subscription) deliverLocked(events []store.Event, shared *Shared) bool {
+	if s.sink != nil {
+		return s.sink.Deliver(events, shared)
+	}
 	for i := range events {
 		select {
 		case s.events <- &events[i]:

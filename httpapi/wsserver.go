@@ -1,0 +1,616 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/coder/websocket"
+	"github.com/fracti/api/auth"
+	"github.com/fracti/api/graph"
+	"github.com/fracti/api/live"
+	"github.com/fracti/api/store"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Our own graphql-transport-ws server. gqlgen's transport runs a goroutine
+// per subscription (waiting on its channel) and three more per connection;
+// here a connection has two, its reader (the request's goroutine) and its
+// writer, whatever it carries. A subscription is an entry in the
+// connection's map and a live.Sink: the hub queues a group's events on the
+// connection, and the writer renders each event once per payload key
+// (graph.PayloadKey: the normalized operation and variables, and the viewer
+// when the selection depends on it) for every subscriber of the event on
+// this instance (live.Shared), then sends those bytes.
+//
+// The older subscriptions-transport-ws subprotocol stays on gqlgen's
+// transport.
+
+// Messages of graphql-transport-ws.
+const (
+	wsConnectionInit = "connection_init"
+	wsConnectionAck  = "connection_ack"
+	wsPing           = "ping"
+	wsPong           = "pong"
+	wsSubscribe      = "subscribe"
+)
+
+// Close codes of graphql-transport-ws for a client that breaks the protocol.
+const (
+	closeBadRequest      = 4400 // an unexpected or undecodable message
+	closeInitTimeout     = 4408 // no connection_init in time
+	closeDuplicateID     = 4409 // an operation id already in use
+	closeTooManyInits    = 4429 // connection_init sent twice
+	closeNormal          = 1000
+	wsWriteTimeout       = 10 * time.Second // a write that takes longer ends the connection
+	renderTimeout        = liveResponseTimeout
+	maxQueuedOutMessages = 1024 // other messages (results, pongs) a connection may have waiting
+)
+
+// liveResponseTimeout bounds rendering one event's payload.
+const liveResponseTimeout = 30 * time.Second
+
+// wsTransport is the WebSocket transport at /graphql.
+type wsTransport struct {
+	l      *liveTransports
+	legacy transport.Websocket // gqlgen's, for subscriptions-transport-ws
+	buffer int                 // events a subscription may have waiting (LIVE_BUFFER)
+}
+
+var _ graphql.Transport = wsTransport{}
+
+// websocketServer is the WebSocket transport: ours for graphql-transport-ws,
+// gqlgen's for the legacy subprotocol.
+func (l *liveTransports) websocketServer(buffer int) wsTransport {
+	if buffer <= 0 {
+		buffer = live.DefaultBuffer
+	}
+	return wsTransport{l: l, legacy: l.websocket(), buffer: buffer}
+}
+
+// Supports takes every WebSocket upgrade.
+func (t wsTransport) Supports(r *http.Request) bool { return r.Header.Get("Upgrade") != "" }
+
+// Do serves one WebSocket connection until it ends.
+func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	if !offersSubprotocol(r, graphqlTransportWS) {
+		t.legacy.Do(w, r, exec)
+		return
+	}
+	opts := t.l.accept.impl.AcceptOptions
+	opts.Subprotocols = []string{graphqlTransportWS}
+	ws, err := websocket.Accept(w, r, &opts)
+	if err != nil {
+		return // Accept answered (403 for an origin CORS does not allow)
+	}
+	ws.SetReadLimit(t.l.limits.MaxMessageBytes)
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	c := &wsConn{t: t, ws: ws, exec: exec, ctx: ctx, cancel: cancel, headers: r.Header,
+		subs: map[string]*wsSub{}, wake: make(chan struct{}, 1)}
+	c.alive.Store(time.Now().UnixNano())
+	if s, _ := r.Context().Value(socketKey{}).(*socket); s != nil {
+		s.set(c.closeWith, t.l.metrics.LiveConnectionOpened(transportName(r)))
+	}
+	if !c.init() {
+		return
+	}
+	defer releaseFrom(c.ctx)()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.writeLoop()
+	}()
+	c.readLoop()
+	cancel(nil)
+	<-done
+}
+
+// offersSubprotocol reports whether the handshake offers the subprotocol.
+func offersSubprotocol(r *http.Request, name string) bool {
+	for _, h := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, p := range strings.Split(h, ",") {
+			if strings.TrimSpace(p) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wsMessage is a graphql-transport-ws message as it arrives.
+type wsMessage struct {
+	ID      string          `json:"id,omitempty"`
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// wsConn is one graphql-transport-ws connection.
+type wsConn struct {
+	t       wsTransport
+	ws      *websocket.Conn
+	exec    graphql.GraphExecutor
+	ctx     context.Context // the connection's: its identity and live.Connection after init
+	cancel  context.CancelCauseFunc
+	headers http.Header
+	alive   atomic.Int64 // when the client last sent anything (Unix ns)
+
+	mu      sync.Mutex
+	out     []wsOut // for the writer, in order
+	queued  int     // messages in out that are not events
+	closing *wsClose
+	subs    map[string]*wsSub // operations in progress by id
+	ended   bool              // the writer is gone: nothing more is queued
+	wake    chan struct{}
+}
+
+// wsOut is a message for the writer: bytes to send, or a subscription's
+// events to render and send.
+type wsOut struct {
+	msg    []byte
+	sub    *wsSub
+	events []store.Event
+	shared *live.Shared
+}
+
+// wsClose is the close the writer is to send.
+type wsClose struct {
+	code   int
+	reason string
+}
+
+// wsSub is one operation in progress: a subscription, or a query or a
+// mutation being answered.
+type wsSub struct {
+	c       *wsConn
+	id      string
+	op      *graphql.OperationContext
+	key     string // graph.PayloadKey
+	ctx     context.Context
+	cancel  context.CancelFunc
+	pending int  // events queued for it (c.mu)
+	done    bool // its last message is queued, or not to be sent (c.mu)
+	stopped bool // the client completed it: none of its events go out (c.mu)
+}
+
+// init waits for connection_init and checks its credentials; false means
+// the connection was refused and closed.
+func (c *wsConn) init() bool {
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(initTimeout, func() {
+		timedOut.Store(true)
+		_ = c.ws.Close(closeInitTimeout, "Connection initialisation timeout")
+	})
+	m, err := c.read(c.ctx)
+	if !timer.Stop() || timedOut.Load() {
+		return false
+	}
+	switch {
+	case errors.Is(err, errBadMessage):
+		c.closeNow(closeBadRequest, "invalid message")
+		return false
+	case err != nil:
+		_ = c.ws.CloseNow()
+		return false
+	case m.Type != wsConnectionInit:
+		c.closeNow(closeBadRequest, "expected connection_init")
+		return false
+	}
+	var payload transport.InitPayload
+	if len(m.Payload) > 0 && json.Unmarshal(m.Payload, &payload) != nil {
+		c.closeNow(closeBadRequest, "connection_init's payload is not an object")
+		return false
+	}
+	admitted, code, reason := c.t.l.admitInit(c.ctx, payload.Authorization(), c.closeWith)
+	if code != 0 {
+		c.closeNow(websocket.StatusCode(code), reason)
+		return false
+	}
+	c.ctx = admitted
+	return c.write(c.ctx, []byte(`{"type":"connection_ack"}`)) == nil
+}
+
+// read reads one message.
+func (c *wsConn) read(ctx context.Context) (wsMessage, error) {
+	var m wsMessage
+	_, data, err := c.ws.Read(ctx)
+	if err != nil {
+		return m, err
+	}
+	c.alive.Store(time.Now().UnixNano())
+	if err := json.Unmarshal(data, &m); err != nil || m.Type == "" {
+		return m, errBadMessage
+	}
+	return m, nil
+}
+
+var errBadMessage = errors.New("not a graphql-transport-ws message")
+
+// readLoop reads the client's messages until the connection ends.
+func (c *wsConn) readLoop() {
+	for {
+		m, err := c.read(c.ctx)
+		if errors.Is(err, errBadMessage) {
+			c.closeWith(closeBadRequest, "invalid message")
+			continue // until the writer has closed the socket
+		}
+		if err != nil {
+			return
+		}
+		switch m.Type {
+		case wsPing:
+			c.send([]byte(`{"type":"pong"}`))
+		case wsPong:
+		case wsSubscribe:
+			c.subscribe(m)
+		case wsComplete:
+			c.stop(m.ID)
+		case wsConnectionInit:
+			c.closeWith(closeTooManyInits, "Too many initialisation requests")
+		default:
+			c.closeWith(closeBadRequest, "unexpected message "+closeReason(m.Type))
+		}
+	}
+}
+
+// subscribe starts an operation.
+func (c *wsConn) subscribe(m wsMessage) {
+	c.mu.Lock()
+	if _, dup := c.subs[m.ID]; dup || m.ID == "" {
+		c.mu.Unlock()
+		c.closeWith(closeDuplicateID, closeReason("Subscriber for "+m.ID+" already exists"))
+		return
+	}
+	ctx, cancel := context.WithCancel(graphql.StartOperationTrace(c.ctx))
+	s := &wsSub{c: c, id: m.ID, ctx: ctx, cancel: cancel}
+	c.subs[m.ID] = s
+	c.mu.Unlock()
+
+	params := &graphql.RawParams{Headers: c.headers}
+	if err := json.Unmarshal(m.Payload, params); err != nil {
+		s.refuse(gqlerror.List{{Message: "invalid json", Extensions: map[string]any{"code": errcode.ValidationFailed}}})
+		return
+	}
+	now := graphql.Now()
+	params.ReadTime = graphql.TraceTiming{Start: now, End: now}
+	// Everything after runs in its own goroutine, which ends when the
+	// operation has started (a subscription) or answered (the others).
+	go s.start(params)
+}
+
+// start parses, validates and starts the operation.
+func (s *wsSub) start(params *graphql.RawParams) {
+	c := s.c
+	defer func() {
+		if r := recover(); r != nil {
+			err := graphql.DefaultRecover(s.ctx, r)
+			s.refuse(gqlerror.List{{Message: err.Error()}})
+		}
+	}()
+	op, errs := c.exec.CreateOperationContext(s.ctx, params)
+	if errs != nil {
+		resp := c.exec.DispatchError(graphql.WithOperationContext(s.ctx, op), errs)
+		s.refuse(resp.Errors)
+		return
+	}
+	s.op = op
+	if op.Operation.Operation != ast.Subscription {
+		responses, ctx := c.exec.DispatchOperation(s.ctx, op)
+		resp := responses(ctx)
+		switch {
+		case resp == nil:
+			s.finish()
+		case refused(resp):
+			s.refuse(resp.Errors)
+		default:
+			s.next(resp)
+			s.finish()
+		}
+		return
+	}
+	s.key = graph.PayloadKey(op, viewerKey(s.ctx))
+	responses, ctx := c.exec.DispatchOperation(live.WithSink(s.ctx, s), op)
+	// The subscription's stream ends at once when it was opened (its events
+	// come to the sink); a response is its refusal.
+	if resp := responses(ctx); resp != nil {
+		if refused(resp) {
+			s.refuse(resp.Errors)
+		} else {
+			s.next(resp)
+			s.finish()
+		}
+	}
+}
+
+// viewerKey is who the connection's viewer is.
+func viewerKey(ctx context.Context) string {
+	if id, ok := auth.FromContext(ctx); ok {
+		return id.UserKey()
+	}
+	return ""
+}
+
+// refused reports whether a first result is a refusal: errors and no data.
+func refused(resp *graphql.Response) bool {
+	return len(resp.Errors) > 0 && (len(resp.Data) == 0 || string(resp.Data) == "null")
+}
+
+// stop ends an operation the client completed: nothing more is sent for it.
+func (c *wsConn) stop(id string) {
+	c.mu.Lock()
+	s := c.subs[id]
+	if s != nil {
+		s.done, s.stopped = true, true
+		delete(c.subs, id)
+	}
+	c.mu.Unlock()
+	if s != nil {
+		s.cancel()
+	}
+}
+
+// refuse sends the operation's `error` message and ends it.
+func (s *wsSub) refuse(errs gqlerror.List) {
+	b, err := json.Marshal(errs)
+	if err != nil {
+		b = []byte(`[{"message":"internal error"}]`)
+	}
+	s.end(message(s.id, wsError, b))
+}
+
+// next sends one result.
+func (s *wsSub) next(resp *graphql.Response) {
+	b, err := json.Marshal(resp)
+	if err != nil { // our bug, not the client's
+		panic(err)
+	}
+	s.c.send(message(s.id, wsNext, b))
+}
+
+// finish sends the operation's `complete` and ends it.
+func (s *wsSub) finish() { s.end(message(s.id, wsComplete, nil)) }
+
+// end sends the operation's last message, unless the client completed it
+// first, and forgets it.
+func (s *wsSub) end(last []byte) {
+	c := s.c
+	c.mu.Lock()
+	if !s.done {
+		s.done = true
+		if c.subs[s.id] == s {
+			delete(c.subs, s.id)
+		}
+		c.queueLocked(wsOut{msg: last})
+	}
+	c.mu.Unlock()
+	s.cancel()
+}
+
+// Deliver queues a group's events for the subscription (the hub's lock is
+// held: nothing here waits).
+func (s *wsSub) Deliver(events []store.Event, shared *live.Shared) bool {
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.done || c.ended {
+		return true
+	}
+	if s.pending+len(events) > c.t.buffer {
+		return false
+	}
+	s.pending += len(events)
+	c.queueLocked(wsOut{sub: s, events: events, shared: shared})
+	return true
+}
+
+// Ended completes the subscription, after the events queued before: the
+// hub ended it (the membership ended), or it was stopped (then nothing is
+// sent).
+func (s *wsSub) Ended() {
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.done {
+		return
+	}
+	s.done = true
+	if c.subs[s.id] == s {
+		delete(c.subs, s.id)
+	}
+	c.queueLocked(wsOut{msg: message(s.id, wsComplete, nil)})
+	s.cancel() // its setup's context: nothing waits on it any more
+}
+
+// render is the event's result for this subscription, made once per
+// payload key for all the event's subscribers on this instance.
+func (s *wsSub) render(ev *store.Event, shared *live.Shared) []byte {
+	type payloadKey struct {
+		event *store.Event
+		key   string
+	}
+	b, _ := shared.Once(payloadKey{ev, s.key}, func() any {
+		// Not this subscriber's context: others wait for the result, so it
+		// must not end when this one goes away.
+		ctx, cancel := context.WithTimeout(graph.ForEvent(context.WithoutCancel(s.ctx), ev, shared), renderTimeout)
+		defer cancel()
+		responses, ctx := s.c.exec.DispatchOperation(ctx, s.op)
+		resp := responses(ctx)
+		if resp == nil {
+			return []byte(nil)
+		}
+		b, err := json.Marshal(resp)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}).([]byte)
+	return b
+}
+
+// message is an outgoing message with an encoded payload.
+func message(id, typ string, payload []byte) []byte {
+	idJSON, _ := json.Marshal(id)
+	b := make([]byte, 0, len(payload)+len(id)+40)
+	b = append(b, `{"id":`...)
+	b = append(b, idJSON...)
+	b = append(b, `,"type":"`...)
+	b = append(b, typ...)
+	b = append(b, '"')
+	if payload != nil {
+		b = append(b, `,"payload":`...)
+		b = append(b, payload...)
+	}
+	return append(b, '}')
+}
+
+// send queues a message.
+func (c *wsConn) send(msg []byte) {
+	c.mu.Lock()
+	c.queueLocked(wsOut{msg: msg})
+	c.mu.Unlock()
+}
+
+// queueLocked queues a message for the writer; c.mu is held.
+func (c *wsConn) queueLocked(o wsOut) {
+	if c.ended {
+		return
+	}
+	if o.msg != nil {
+		if c.queued >= maxQueuedOutMessages {
+			// A client that sends and never reads: treat it as a slow consumer.
+			c.closeLocked(dropCode(live.ErrSlowConsumer))
+			return
+		}
+		c.queued++
+	}
+	c.out = append(c.out, o)
+	c.wakeWriter()
+}
+
+func (c *wsConn) wakeWriter() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// closeWith has the writer close the connection with the code and reason,
+// before anything else still queued.
+func (c *wsConn) closeWith(code int, reason string) {
+	c.mu.Lock()
+	c.closeLocked(code, reason)
+	c.mu.Unlock()
+}
+
+func (c *wsConn) closeLocked(code int, reason string) {
+	if c.closing == nil && !c.ended {
+		c.closing = &wsClose{code: code, reason: reason}
+		c.wakeWriter()
+	}
+}
+
+// closeNow closes a connection that has no writer yet.
+func (c *wsConn) closeNow(code websocket.StatusCode, reason string) {
+	_ = c.ws.Close(code, reason)
+}
+
+// write sends one message.
+func (c *wsConn) write(ctx context.Context, msg []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
+	defer cancel()
+	return c.ws.Write(ctx, websocket.MessageText, msg)
+}
+
+// writeLoop sends what is queued, pings the client every LIVE_PING_INTERVAL
+// and closes a connection that has sent nothing for two, until the
+// connection ends.
+func (c *wsConn) writeLoop() {
+	interval := c.t.l.limits.PingInterval
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	defer func() {
+		c.mu.Lock()
+		c.ended, c.out = true, nil
+		c.mu.Unlock()
+		c.cancel(nil)
+	}()
+	ping := []byte(`{"type":"ping"}`)
+	for {
+		select {
+		case <-c.wake:
+		case <-tick.C:
+			if time.Since(time.Unix(0, c.alive.Load())) > 2*interval {
+				noteLive(c.ctx, "", "server: no pong")
+				_ = c.ws.CloseNow() // a dead peer answers no close handshake
+				return
+			}
+			if c.write(c.ctx, ping) != nil {
+				_ = c.ws.CloseNow()
+				return
+			}
+			continue
+		case <-c.ctx.Done():
+			reason := "terminated"
+			if errors.Is(context.Cause(c.ctx), errShuttingDown) {
+				reason = errShuttingDown.Error()
+			}
+			c.closeWith(closeNormal, reason)
+		}
+		c.mu.Lock()
+		out, closing := c.out, c.closing
+		c.out, c.queued = nil, 0
+		c.mu.Unlock()
+		if closing != nil {
+			_ = c.ws.Close(websocket.StatusCode(closing.code), closing.reason)
+			return
+		}
+		for _, o := range out {
+			if err := c.writeOut(o); err != nil {
+				_ = c.ws.CloseNow()
+				return
+			}
+		}
+	}
+}
+
+// writeOut sends one queued message or a subscription's events.
+func (c *wsConn) writeOut(o wsOut) error {
+	if o.msg != nil {
+		return c.write(context.Background(), o.msg)
+	}
+	s := o.sub
+	for i := range o.events {
+		c.mu.Lock()
+		s.pending--
+		stopped := s.stopped
+		c.mu.Unlock()
+		if stopped {
+			continue
+		}
+		payload := s.render(&o.events[i], o.shared)
+		if payload == nil {
+			continue
+		}
+		if err := c.write(context.Background(), message(s.id, wsNext, payload)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// liveBuffer is the events a subscription of hub may have waiting.
+func liveBuffer(hub *live.Hub) int {
+	if hub == nil {
+		return live.DefaultBuffer
+	}
+	return hub.Buffer()
+}

@@ -1,0 +1,75 @@
+package live
+
+import (
+	"context"
+	"sync"
+
+	"github.com/fracti/api/store"
+)
+
+// Sink takes a subscription's events without a goroutine waiting on a
+// channel for them: a connection queues them for its one writer, which
+// renders and sends them. Its methods are called under the hub's lock and
+// must not block.
+type Sink interface {
+	// Deliver queues events of one group for the subscription, with what
+	// every subscriber of these events shares; false means there is no room
+	// (a slow consumer), and the hub drops the connection.
+	Deliver(events []store.Event, shared *Shared) bool
+	// Ended says the subscription is over (closed, or ended by the hub
+	// because the membership ended): nothing more is delivered.
+	Ended()
+}
+
+type sinkKey struct{}
+
+// WithSink makes the subscription opened on ctx deliver to sink instead of
+// a channel.
+func WithSink(ctx context.Context, sink Sink) context.Context {
+	return context.WithValue(ctx, sinkKey{}, sink)
+}
+
+func sinkFrom(ctx context.Context) Sink {
+	s, _ := ctx.Value(sinkKey{}).(Sink)
+	return s
+}
+
+// Shared is what the subscribers of one published batch of a group's events
+// share on this instance: anything made once for all of them (the loaders
+// of each event, each event's payload per selection), whichever subscriber
+// asks first.
+type Shared struct {
+	mu    sync.Mutex
+	cells map[any]*sharedCell
+}
+
+type sharedCell struct {
+	once sync.Once
+	v    any
+}
+
+// Once returns the value for key, made by make the first time it is asked
+// for; concurrent callers wait for that one.
+func (s *Shared) Once(key any, make func() any) any {
+	s.mu.Lock()
+	if s.cells == nil {
+		s.cells = map[any]*sharedCell{}
+	}
+	c := s.cells[key]
+	if c == nil {
+		c = &sharedCell{}
+		s.cells[key] = c
+	}
+	s.mu.Unlock()
+	c.once.Do(func() { c.v = make() })
+	return c.v
+}
+
+// Subscription's sink side.
+
+// HasSink reports whether the subscription delivers to a Sink (and has no
+// channel).
+func (s *Subscription) HasSink() bool { return s.sink != nil }
+
+// Buffer is how many events a subscription may have waiting.
+func (h *Hub) Buffer() int { return h.buffer }
