@@ -78,8 +78,8 @@ func NewHub(members Members, buffer int, log *slog.Logger) *Hub {
 type Subscription struct {
 	hub     *Hub
 	userID  string
-	groupID string          // "" for every group of the user
-	groups  map[string]bool // the user's groups (every-group subscriptions)
+	groupID string            // "" for every group of the user
+	groups  map[string]bool   // the user's groups (every-group subscriptions)
 	events  chan *store.Event // nil with a sink
 	sink    Sink
 	conn    *Connection
