@@ -105,15 +105,19 @@ func (r *Resolver) freshLoaders(cfg HandlerConfig) graphql.ResponseMiddleware {
 			ctx, cancel = context.WithTimeout(ctx, liveResponseTimeout)
 			defer cancel()
 		}
-		l := loaders.New
-		if e := eventFrom(ctx); subscription && e != nil {
-			// One event's subscribers share its loaders: one read per event
-			// on this instance, whatever the number of subscribers.
-			l = func(s *store.Store, wait time.Duration, opts ...loaders.Option) *loaders.Loaders {
-				return e.shared.Once(e.event, func() any { return loaders.New(s, wait, opts...) }).(*loaders.Loaders)
-			}
+		fresh := func() *loaders.Loaders {
+			return loaders.New(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches))
 		}
-		ctx = loaders.With(ctx, l(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches)))
+		// One event's subscribers share its loaders: one read per event on
+		// this instance, whatever the number of subscribers.
+		switch e := eventFrom(ctx); {
+		case subscription && e != nil: // rendered once per payload key (ForEvent)
+			ctx = loaders.With(ctx, e.shared.Once(e.event, func() any { return fresh() }).(*loaders.Loaders))
+		case subscription: // a stream of its own: the event is known once it yields it (shareEventLoaders)
+			ctx, _ = loaders.WithSlot(ctx, fresh)
+		default:
+			ctx = loaders.With(ctx, fresh())
+		}
 		if cfg.Calls > 0 {
 			ctx = store.WithCallBudget(ctx, cfg.Calls)
 		}

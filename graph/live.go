@@ -8,6 +8,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/live"
+	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/formatter"
@@ -74,6 +75,19 @@ func ForEvent(ctx context.Context, ev *store.Event, shared *live.Shared) context
 func eventFrom(ctx context.Context) *liveEvent {
 	e, _ := ctx.Value(liveEventKey{}).(*liveEvent)
 	return e
+}
+
+// shareEventLoaders makes a subscription stream's result for ev read with
+// the loaders every subscriber of ev on this instance shares (live.Hub's
+// SharedFor); the event's resolvers call it before they read anything.
+func (r *Resolver) shareEventLoaders(ctx context.Context, ev *store.Event) {
+	slot := loaders.SlotFrom(ctx)
+	if slot == nil || r.Live == nil {
+		return
+	}
+	if shared := r.Live.SharedFor(ev); shared != nil {
+		slot.Fill(func() *loaders.Loaders { return shared.Once(ev, func() any { return slot.New() }).(*loaders.Loaders) })
+	}
 }
 
 // viewerDependent are the fields a subscription may reach whose value

@@ -57,7 +57,8 @@ type Hub struct {
 	// inGroup holds myEvents subscriptions by the groups their user is in.
 	inGroup map[string]map[*Subscription]struct{}
 	count   int
-	watch   watching // who is told what is watched (watch.go)
+	watch   watching     // who is told what is watched (watch.go)
+	recent  recentShared // what channel subscribers of recent events share (sink.go)
 }
 
 // NewHub returns a hub checking membership with members; each subscription
@@ -273,6 +274,12 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 	}
 	var drops []func()
 	shared := &Shared{} // what these events' subscribers share
+	for _, s := range subs {
+		if s.sink == nil { // a channel's reader finds it by the event (SharedFor)
+			h.recent.put(events, shared)
+			break
+		}
+	}
 	h.mu.Lock()
 	for _, s := range subs {
 		if s.ended {

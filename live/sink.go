@@ -73,3 +73,42 @@ func (s *Subscription) HasSink() bool { return s.sink != nil }
 
 // Buffer is how many events a subscription may have waiting.
 func (h *Hub) Buffer() int { return h.buffer }
+
+// recentEvents is how many recently delivered events SharedFor knows: a
+// channel subscriber that reads an event later than that makes its own
+// reads, correct but not shared.
+const recentEvents = 4096
+
+// recentShared maps the events recently delivered to channel subscriptions
+// to what their subscribers share.
+type recentShared struct {
+	mu      sync.Mutex
+	byEvent map[*store.Event]*Shared
+	ring    []*store.Event
+	next    int
+}
+
+func (r *recentShared) put(events []store.Event, shared *Shared) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byEvent == nil {
+		r.byEvent = make(map[*store.Event]*Shared, recentEvents)
+		r.ring = make([]*store.Event, recentEvents)
+	}
+	for i := range events {
+		if old := r.ring[r.next]; old != nil {
+			delete(r.byEvent, old)
+		}
+		r.ring[r.next] = &events[i]
+		r.byEvent[&events[i]] = shared
+		r.next = (r.next + 1) % recentEvents
+	}
+}
+
+// SharedFor is what the subscribers of ev (as a subscription's channel
+// yielded it) share on this instance, or nil when it is no longer known.
+func (h *Hub) SharedFor(ev *store.Event) *Shared {
+	h.recent.mu.Lock()
+	defer h.recent.mu.Unlock()
+	return h.recent.byEvent[ev]
+}

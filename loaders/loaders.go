@@ -208,12 +208,15 @@ func With(ctx context.Context, l *Loaders) context.Context {
 // Present reports whether ctx carries loaders.
 func Present(ctx context.Context) bool {
 	l, _ := ctx.Value(ctxKey{}).(*Loaders)
-	return l != nil
+	return l != nil || SlotFrom(ctx) != nil
 }
 
 // from returns the request's loaders.
 func from(ctx context.Context) *Loaders {
 	l, _ := ctx.Value(ctxKey{}).(*Loaders)
+	if s := SlotFrom(ctx); l == nil && s != nil {
+		return s.get()
+	}
 	if l == nil {
 		panic("loaders: no loaders on the context; wrap the handler with loaders.Middleware")
 	}
