@@ -40,12 +40,13 @@ func (r *Resolver) subscribe(ctx context.Context, open func(*live.Hub, string) (
 	case err != nil:
 		return nil, err
 	}
-	context.AfterFunc(ctx, sub.Close) // no goroutine per idle subscription
 	if sub.HasSink() {
 		// Its events go to the sink, rendered once per payload key
-		// (ForEvent); the stream gqlgen sees ends at once.
+		// (ForEvent), and the sink closes it; the stream gqlgen sees ends
+		// at once, and nothing keeps this operation's state.
 		return closedEvents, nil
 	}
+	context.AfterFunc(ctx, sub.Close) // no goroutine per idle subscription
 	return sub.Events(), nil
 }
 

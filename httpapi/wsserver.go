@@ -95,8 +95,7 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	ws.SetReadLimit(t.l.limits.MaxMessageBytes)
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
-	c := &wsConn{t: t, ws: ws, exec: exec, ctx: ctx, cancel: cancel, headers: r.Header,
-		subs: map[string]*wsSub{}, wake: make(chan struct{}, 1)}
+	c := &wsConn{t: t, ws: ws, exec: exec, ctx: ctx, cancel: cancel, headers: r.Header, subs: map[string]*wsSub{}}
 	c.alive.Store(time.Now().UnixNano())
 	if s, _ := r.Context().Value(socketKey{}).(*socket); s != nil {
 		s.set(c.closeWith, t.l.metrics.LiveConnectionOpened(transportName(r)))
@@ -105,14 +104,21 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		return
 	}
 	defer releaseFrom(c.ctx)()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		c.writeLoop()
-	}()
+	// The server shutting down closes the connection; so does a client
+	// that stops answering pings.
+	stop := context.AfterFunc(c.ctx, func() {
+		reason := "terminated"
+		if errors.Is(context.Cause(c.ctx), errShuttingDown) {
+			reason = errShuttingDown.Error()
+		}
+		c.closeWith(closeNormal, reason)
+	})
+	defer stop()
+	c.mu.Lock()
+	c.pinger = time.AfterFunc(t.l.limits.PingInterval, c.ping)
+	c.mu.Unlock()
 	c.readLoop()
-	cancel(nil)
-	<-done
+	c.end()
 }
 
 // offersSubprotocol reports whether the handshake offers the subprotocol.
@@ -149,14 +155,17 @@ type wsConn struct {
 	queued  int     // messages in out that are not events
 	closing *wsClose
 	subs    map[string]*wsSub // operations in progress by id
-	ended   bool              // the writer is gone: nothing more is queued
-	wake    chan struct{}
+	writing bool              // a writer goroutine is running
+	ended   bool              // the connection is over: nothing more is queued
+	pinger  *time.Timer
+	writer  sync.WaitGroup
 }
 
 // wsOut is a message for the writer: bytes to send, or a subscription's
 // events to render and send.
 type wsOut struct {
 	msg    []byte
+	ping   bool // a ping: not counted against the messages a connection may have waiting
 	sub    *wsSub
 	events []store.Event
 	shared *live.Shared
@@ -177,9 +186,10 @@ type wsSub struct {
 	key     string // graph.PayloadKey
 	ctx     context.Context
 	cancel  context.CancelFunc
-	pending int  // events queued for it (c.mu)
-	done    bool // its last message is queued, or not to be sent (c.mu)
-	stopped bool // the client completed it: none of its events go out (c.mu)
+	hub     *live.Subscription // once the hub holds it (c.mu)
+	pending int                // events queued for it (c.mu)
+	done    bool               // its last message is queued, or not to be sent (c.mu)
+	stopped bool               // the client completed it: none of its events go out (c.mu)
 }
 
 // init waits for connection_init and checks its credentials; false means
@@ -348,13 +358,58 @@ func refused(resp *graphql.Response) bool {
 func (c *wsConn) stop(id string) {
 	c.mu.Lock()
 	s := c.subs[id]
+	var hub *live.Subscription
 	if s != nil {
 		s.done, s.stopped = true, true
 		delete(c.subs, id)
+		hub = s.hub
 	}
 	c.mu.Unlock()
 	if s != nil {
 		s.cancel()
+	}
+	if hub != nil {
+		hub.Close()
+	}
+}
+
+// end ends the connection's operations once it is closed, and waits for
+// its writer.
+func (c *wsConn) end() {
+	c.mu.Lock()
+	c.ended, c.out = true, nil
+	if c.pinger != nil {
+		c.pinger.Stop()
+	}
+	var subs []*wsSub
+	for id, s := range c.subs {
+		s.done, s.stopped = true, true
+		subs = append(subs, s)
+		delete(c.subs, id)
+	}
+	c.mu.Unlock()
+	c.cancel(nil)
+	for _, s := range subs {
+		s.cancel()
+		if s.hub != nil {
+			s.hub.Close()
+		}
+	}
+	c.writer.Wait()
+}
+
+// Opened keeps the hub's subscription, to close it when the client
+// completes it or goes away.
+func (s *wsSub) Opened(hub *live.Subscription) {
+	c := s.c
+	c.mu.Lock()
+	gone := s.stopped
+	if !gone {
+		s.hub = hub
+	}
+	c.mu.Unlock()
+	if gone { // completed, or the connection ended, while it was opening
+		hub.Close()
 	}
 }
 
@@ -484,7 +539,7 @@ func (c *wsConn) queueLocked(o wsOut) {
 	if c.ended {
 		return
 	}
-	if o.msg != nil {
+	if o.msg != nil && !o.ping {
 		if c.queued >= maxQueuedOutMessages {
 			// A client that sends and never reads: treat it as a slow consumer.
 			c.closeLocked(dropCode(live.ErrSlowConsumer))
@@ -496,11 +551,16 @@ func (c *wsConn) queueLocked(o wsOut) {
 	c.wakeWriter()
 }
 
+// wakeWriter starts a writer, unless one is running; c.mu is held. A
+// connection with nothing to send has no writer: an idle connection costs
+// one goroutine, its reader.
 func (c *wsConn) wakeWriter() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	if c.writing || c.ended {
+		return
 	}
+	c.writing = true
+	c.writer.Add(1)
+	go c.writeLoop()
 }
 
 // closeWith has the writer close the connection with the code and reason,
@@ -530,52 +590,52 @@ func (c *wsConn) write(ctx context.Context, msg []byte) error {
 	return c.ws.Write(ctx, websocket.MessageText, msg)
 }
 
-// writeLoop sends what is queued, pings the client every LIVE_PING_INTERVAL
-// and closes a connection that has sent nothing for two, until the
-// connection ends.
-func (c *wsConn) writeLoop() {
+// ping sends the client a ping every LIVE_PING_INTERVAL (from a timer: no
+// goroutine waits for it), and closes a connection that has sent nothing
+// for two.
+func (c *wsConn) ping() {
 	interval := c.t.l.limits.PingInterval
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	defer func() {
-		c.mu.Lock()
-		c.ended, c.out = true, nil
-		c.mu.Unlock()
-		c.cancel(nil)
-	}()
-	ping := []byte(`{"type":"ping"}`)
+	if time.Since(time.Unix(0, c.alive.Load())) > 2*interval {
+		noteLive(c.ctx, "", "server: no pong")
+		_ = c.ws.CloseNow() // a dead peer answers no close handshake; the reader ends
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return
+	}
+	c.queueLocked(wsOut{msg: []byte(`{"type":"ping"}`), ping: true})
+	c.pinger.Reset(interval)
+}
+
+// writeLoop sends what is queued, then ends; the close, when one is asked
+// for, goes before anything else.
+func (c *wsConn) writeLoop() {
+	defer c.writer.Done()
 	for {
-		select {
-		case <-c.wake:
-		case <-tick.C:
-			if time.Since(time.Unix(0, c.alive.Load())) > 2*interval {
-				noteLive(c.ctx, "", "server: no pong")
-				_ = c.ws.CloseNow() // a dead peer answers no close handshake
-				return
-			}
-			if c.write(c.ctx, ping) != nil {
-				_ = c.ws.CloseNow()
-				return
-			}
-			continue
-		case <-c.ctx.Done():
-			reason := "terminated"
-			if errors.Is(context.Cause(c.ctx), errShuttingDown) {
-				reason = errShuttingDown.Error()
-			}
-			c.closeWith(closeNormal, reason)
-		}
 		c.mu.Lock()
 		out, closing := c.out, c.closing
 		c.out, c.queued = nil, 0
+		if len(out) == 0 && closing == nil || c.ended {
+			c.writing = false
+			c.mu.Unlock()
+			return
+		}
 		c.mu.Unlock()
 		if closing != nil {
 			_ = c.ws.Close(websocket.StatusCode(closing.code), closing.reason)
+			c.mu.Lock()
+			c.ended, c.writing = true, false
+			c.mu.Unlock()
 			return
 		}
 		for _, o := range out {
 			if err := c.writeOut(o); err != nil {
 				_ = c.ws.CloseNow()
+				c.mu.Lock()
+				c.ended, c.writing = true, false
+				c.mu.Unlock()
 				return
 			}
 		}

@@ -2,44 +2,35 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/wsclient"
 	"github.com/stretchr/testify/require"
 )
 
 // rawSubscriber opens a graphql-transport-ws connection with subs
 // subscriptions and then reads nothing: no goroutine of its own on the
 // client side, so that the process's goroutines are the server's.
-func rawSubscriber(t *testing.T, api *apitest.API, header string, subs int, g string) *websocket.Conn {
+func rawSubscriber(t *testing.T, api *apitest.API, header string, subs int, g string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, strings.Replace(api.URL(), "http", "ws", 1), &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ws.CloseNow() })
-	send := func(m map[string]any) {
-		b, _ := json.Marshal(m)
-		require.NoError(t, ws.Write(ctx, websocket.MessageText, b))
-	}
-	send(map[string]any{"type": "connection_init", "payload": map[string]any{"Authorization": header}})
-	_, ack, err := ws.Read(ctx)
-	require.NoError(t, err)
-	require.Contains(t, string(ack), "connection_ack")
+	var ops []wsclient.Subscription
 	for i := range subs {
 		q := `subscription { myEvents { id } }`
 		if i%2 == 1 {
 			q = `subscription($g: ID!) { groupEvents(groupId: $g) { id sequence type } }`
 		}
-		send(map[string]any{"id": string(rune('a' + i)), "type": "subscribe", "payload": map[string]any{"query": q, "variables": map[string]any{"g": g}}})
+		ops = append(ops, wsclient.Subscription{ID: string(rune('a' + i)), Query: q, Variables: map[string]any{"g": g}})
 	}
-	return ws
+	ws, err := wsclient.DialIdle(ctx, api.URL(), map[string]any{"Authorization": header}, ops...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ws.CloseNow() })
 }
 
 // An idle subscription costs no goroutine: a connection has its reader and
@@ -61,8 +52,8 @@ func TestLiveIdleSubscriptionsCostNoGoroutine(t *testing.T) {
 	var after int
 	require.Eventually(t, func() bool {
 		after = serverGoroutines()
-		return after-before <= 2*conns
-	}, 10*time.Second, 20*time.Millisecond, "more than two goroutines per connection")
+		return after-before <= conns
+	}, 10*time.Second, 20*time.Millisecond, "more than one goroutine per idle connection")
 	t.Logf("%d server goroutines for %d connections carrying %d subscriptions", after-before, conns, conns*perConn)
 }
 

@@ -128,6 +128,7 @@ func (h *Hub) SubscribeGroup(ctx context.Context, userID, groupID string) (*Subs
 	h.count++
 	h.mu.Unlock()
 	h.tellWatcher()
+	s.opened()
 	return s, nil
 }
 
@@ -157,6 +158,7 @@ func (h *Hub) SubscribeUser(ctx context.Context, userID string) (*Subscription, 
 	h.count++
 	h.mu.Unlock()
 	h.tellWatcher()
+	s.opened()
 	return s, nil
 }
 

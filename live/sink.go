@@ -19,6 +19,10 @@ type Sink interface {
 	// Ended says the subscription is over (closed, or ended by the hub
 	// because the membership ended): nothing more is delivered.
 	Ended()
+	// Opened hands the sink its subscription once the hub holds it, for the
+	// sink to Close when its subscriber goes away (no context needs to
+	// hold it meanwhile). It is called outside the hub's lock.
+	Opened(s *Subscription)
 }
 
 type sinkKey struct{}
@@ -66,6 +70,13 @@ func (s *Shared) Once(key any, make func() any) any {
 }
 
 // Subscription's sink side.
+
+// opened tells the sink, if any, that s is held.
+func (s *Subscription) opened() {
+	if s.sink != nil {
+		s.sink.Opened(s)
+	}
+}
 
 // HasSink reports whether the subscription delivers to a Sink (and has no
 // channel).
