@@ -104,8 +104,8 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		return
 	}
 	defer releaseFrom(c.ctx)()
-	// The server shutting down closes the connection; so does a client
-	// that stops answering pings.
+	// The server shutting down closes the connection (1000); the pinger
+	// drops one whose client has gone silent.
 	stop := context.AfterFunc(c.ctx, func() {
 		reason := "terminated"
 		if errors.Is(context.Cause(c.ctx), errShuttingDown) {
