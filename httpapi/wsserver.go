@@ -315,17 +315,19 @@ func (s *wsSub) start(params *graphql.RawParams) {
 	s.op = op
 	if op.Operation.Operation != ast.Subscription {
 		responses, ctx := c.exec.DispatchOperation(s.ctx, op)
-		resp := responses(ctx)
-		switch {
-		case resp == nil:
-			s.finish()
-		case refused(resp):
-			s.refuse(resp.Errors)
-		default:
-			s.next(resp)
-			s.finish()
+		for first := true; ; first = false {
+			resp := responses(ctx)
+			switch {
+			case resp == nil:
+				s.finish()
+				return
+			case first && refused(resp):
+				s.refuse(resp.Errors)
+				return
+			default:
+				s.next(resp) // and any incremental results after it
+			}
 		}
-		return
 	}
 	s.key = graph.PayloadKey(op, viewerKey(s.ctx))
 	responses, ctx := c.exec.DispatchOperation(live.WithSink(s.ctx, s), op)
@@ -492,7 +494,13 @@ func (s *wsSub) render(ev *store.Event, shared *live.Shared) []byte {
 		event *store.Event
 		key   string
 	}
-	b, _ := shared.Once(payloadKey{ev, s.key}, func() any {
+	b, _ := shared.Once(payloadKey{ev, s.key}, func() (payload any) {
+		defer func() {
+			if r := recover(); r != nil { // the executor recovers resolvers; this is the rest
+				s.c.t.l.log.Error("live updates: rendering an event failed", "group", ev.GroupID, "seq", ev.Seq, "panic", r)
+				payload = []byte(nil)
+			}
+		}()
 		// Not this subscriber's context: others wait for the result, so it
 		// must not end when this one goes away.
 		ctx, cancel := context.WithTimeout(graph.ForEvent(context.WithoutCancel(s.ctx), ev, shared), renderTimeout)

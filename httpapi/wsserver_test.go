@@ -2,11 +2,13 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/internal/wsclient"
@@ -69,4 +71,47 @@ func serverGoroutines() int {
 		}
 	}
 	return n
+}
+
+// The older subscriptions-transport-ws subprotocol (`graphql-ws`) stays on
+// gqlgen's transport: a subscription's events arrive as `data` messages.
+func TestLiveLegacySubprotocol(t *testing.T) {
+	api := apitest.New(t, apitest.Live())
+	ann := api.User("1001", "Ann")
+	g := ann.CreateGroup("Trip")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, strings.Replace(api.URL(), "http", "ws", 1), &websocket.DialOptions{Subprotocols: []string{"graphql-ws"}})
+	require.NoError(t, err)
+	defer ws.CloseNow()
+	require.Equal(t, "graphql-ws", ws.Subprotocol())
+	send := func(m map[string]any) {
+		b, _ := json.Marshal(m)
+		require.NoError(t, ws.Write(ctx, websocket.MessageText, b))
+	}
+	read := func() (m struct {
+		ID      string
+		Type    string
+		Payload json.RawMessage
+	}) {
+		_, b, err := ws.Read(ctx)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &m))
+		return m
+	}
+	send(map[string]any{"type": "connection_init", "payload": map[string]any{"Authorization": ann.Header()}})
+	require.Equal(t, "connection_ack", read().Type)
+	send(map[string]any{"id": "1", "type": "start", "payload": map[string]any{"query": groupEvents, "variables": map[string]any{"g": g}}})
+	require.Eventually(t, func() bool { return api.Live.Count() == 1 }, 10*time.Second, 5*time.Millisecond)
+	ann.Expense(g, "10.00", "1001")
+	for {
+		m := read()
+		if m.Type == "ka" {
+			continue
+		}
+		require.Equal(t, "data", m.Type, "%s", m.Payload)
+		if strings.Contains(string(m.Payload), "EXPENSE_CREATED") {
+			return
+		}
+	}
 }
