@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -88,7 +90,7 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	}
 	opts := t.l.accept.impl.AcceptOptions
 	opts.Subprotocols = []string{graphqlTransportWS}
-	ws, err := websocket.Accept(w, r, &opts)
+	ws, err := websocket.Accept(smallWriteBuffer{w}, r, &opts)
 	if err != nil {
 		return // Accept answered (403 for an origin CORS does not allow)
 	}
@@ -119,6 +121,29 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	c.mu.Unlock()
 	c.readLoop()
 	c.end()
+}
+
+// wsWriteBuffer is the write buffer of a WebSocket: most messages are
+// small, a larger one is written past it, and a connection keeps its
+// buffer as long as it lasts (net/http hands a hijacker a new 4 KiB one).
+const wsWriteBuffer = 1 << 10
+
+// smallWriteBuffer hands the WebSocket a smaller write buffer when it
+// takes the connection over; the read buffer stays net/http's, which holds
+// what it read ahead (and which net/http keeps while the handler runs).
+type smallWriteBuffer struct{ http.ResponseWriter }
+
+// Hijack takes the connection over.
+func (w smallWriteBuffer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := brw.Writer.Flush(); err != nil {
+		_ = conn.Close()
+		return nil, nil, err
+	}
+	return conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(conn, wsWriteBuffer)), nil
 }
 
 // offersSubprotocol reports whether the handshake offers the subprotocol.
