@@ -409,18 +409,22 @@ func (c *wsConn) end() {
 		c.pinger.Stop()
 	}
 	var subs []*wsSub
+	var hubs []*live.Subscription
 	for id, s := range c.subs {
 		s.done, s.stopped = true, true
 		subs = append(subs, s)
+		if s.hub != nil {
+			hubs = append(hubs, s.hub)
+		}
 		delete(c.subs, id)
 	}
 	c.mu.Unlock()
 	c.cancel(nil)
 	for _, s := range subs {
 		s.cancel()
-		if s.hub != nil {
-			s.hub.Close()
-		}
+	}
+	for _, h := range hubs {
+		h.Close()
 	}
 	c.writer.Wait()
 }
