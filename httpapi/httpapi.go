@@ -189,12 +189,13 @@ func New(cfg Config) http.Handler {
 				return
 			}
 		}
-		r = r.WithContext(withStream(r.Context(), s))
+		ctx, end := withLiveEnd(r.Context())
+		r = r.WithContext(withStream(ctx, s))
 		release, ok := liveT.admit(w, r)
 		if !ok {
 			return
 		}
-		defer release()
+		defer func() { end.after(release) }() // a WebSocket's slot is held until it ends
 		liveConns.ServeHTTP(w, r)
 	}))
 	if cfg.WebhookSecret != "" {

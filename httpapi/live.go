@@ -261,19 +261,29 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 		rc := http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Time{})
 		_ = rc.SetWriteDeadline(time.Time{})
-		ctx, cancel := context.WithCancelCause(r.Context())
-		defer cancel(nil)
+		base := r.Context()
+		if isWebSocket(r) {
+			// net/http cancels the request's context when the handler
+			// returns, which a WebSocket outlives (see liveEnd).
+			base = context.WithoutCancel(base)
+		}
+		ctx, cancel := context.WithCancelCause(base)
 		stop := context.AfterFunc(l.done, func() {
 			noteLive(ctx, "", "server: shutting down")
 			cancel(errShuttingDown)
 		})
-		defer stop()
 		if isWebSocket(r) {
 			sock := &socket{}
+			defer liveEndFrom(ctx).after(func() {
+				stop()
+				cancel(nil)
+				sock.ended()
+			})
 			next.ServeHTTP(w, r.WithContext(withSocket(ctx, sock)))
-			sock.ended() // the transport returns once the socket is closed
 			return
 		}
+		defer cancel(nil)
+		defer stop()
 		id, ok := auth.FromContext(ctx)
 		if !ok {
 			next.ServeHTTP(w, r.WithContext(ctx)) // the GraphQL layer refuses it with UNAUTHENTICATED

@@ -1,11 +1,9 @@
 package httpapi
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -90,21 +88,39 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	}
 	opts := t.l.accept.impl.AcceptOptions
 	opts.Subprotocols = []string{graphqlTransportWS}
-	ws, err := websocket.Accept(smallWriteBuffer{w}, r, &opts)
+	ws, err := websocket.Accept(lightBuffers{w}, r, &opts)
 	if err != nil {
 		return // Accept answered (403 for an origin CORS does not allow)
 	}
 	ws.SetReadLimit(t.l.limits.MaxMessageBytes)
 	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
 	c := &wsConn{t: t, ws: ws, exec: exec, ctx: ctx, cancel: cancel, headers: r.Header, subs: map[string]*wsSub{}}
 	c.alive.Store(time.Now().UnixNano())
 	if s, _ := r.Context().Value(socketKey{}).(*socket); s != nil {
 		s.set(c.closeWith, t.l.metrics.LiveConnectionOpened(transportName(r)))
 	}
 	if !c.init() {
+		releaseFrom(c.ctx)() // when it was refused after its user's count was taken
+		cancel(nil)
 		return
 	}
+	// The handler returns now: a fresh goroutine, with a small stack, reads
+	// the connection until it ends, and the request's goroutine, its stack
+	// and net/http's buffers are not kept while the connection is idle.
+	end := liveEndFrom(r.Context())
+	end.detach()
+	c.mu.Lock()
+	c.pinger = time.AfterFunc(t.l.limits.PingInterval, c.ping)
+	c.mu.Unlock()
+	go c.serve(end)
+}
+
+// serve reads the client's messages until the connection ends, then ends
+// it: its operations, its user's count, and what the handler's layers left
+// for its end (end).
+func (c *wsConn) serve(end *liveEnd) {
+	defer end.end()
+	defer c.cancel(nil)
 	defer releaseFrom(c.ctx)()
 	// The server shutting down closes the connection (1000); the pinger
 	// drops one whose client has gone silent.
@@ -116,34 +132,8 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		c.closeWith(closeNormal, reason)
 	})
 	defer stop()
-	c.mu.Lock()
-	c.pinger = time.AfterFunc(t.l.limits.PingInterval, c.ping)
-	c.mu.Unlock()
 	c.readLoop()
 	c.end()
-}
-
-// wsWriteBuffer is the write buffer of a WebSocket: most messages are
-// small, a larger one is written past it, and a connection keeps its
-// buffer as long as it lasts (net/http hands a hijacker a new 4 KiB one).
-const wsWriteBuffer = 1 << 10
-
-// smallWriteBuffer hands the WebSocket a smaller write buffer when it
-// takes the connection over; the read buffer stays net/http's, which holds
-// what it read ahead (and which net/http keeps while the handler runs).
-type smallWriteBuffer struct{ http.ResponseWriter }
-
-// Hijack takes the connection over.
-func (w smallWriteBuffer) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := brw.Writer.Flush(); err != nil {
-		_ = conn.Close()
-		return nil, nil, err
-	}
-	return conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(conn, wsWriteBuffer)), nil
 }
 
 // offersSubprotocol reports whether the handshake offers the subprotocol.
