@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -184,7 +186,7 @@ func measureFanout(b *testing.B) (figures []benchFigure) {
 	const members, idle, fanout = 20, 10000, 5000
 	table := localTable(b)
 	s := store.New(dynamotest.Client(b), table, store.Options{})
-	inst := startInstance(b, buildServer(b), table, "STREAM_POLL_INTERVAL=", "LIVE_CONNECTIONS_PER_USER="+strconv.Itoa(idle/members+1))
+	inst := startInstance(b, buildServer(b, "benchprobe"), table, "STREAM_POLL_INTERVAL=", "LIVE_CONNECTIONS_PER_USER="+strconv.Itoa(idle/members+1))
 	base := strings.TrimSuffix(inst.url, "/graphql")
 
 	tokens, group, expense := benchGroup(b, inst.url, s, 8001, members)
@@ -194,7 +196,7 @@ func measureFanout(b *testing.B) (figures []benchFigure) {
 	// Idle: 10,000 subscriptions, one per connection; the client reads
 	// nothing after its subscription starts (no goroutine of its own).
 	const idleQuery = `subscription($g: ID!) { groupEvents(groupId: $g) { id sequence type } }`
-	before := scrapeMetrics(b, base)
+	before := collectGarbage(b, base, inst.pid)
 	rssBefore := residentKiB(b, inst.pid)
 	idleConns := make([]*websocket.Conn, idle)
 	parallel(b, idle, 32, func(i int) {
@@ -207,15 +209,17 @@ func measureFanout(b *testing.B) (figures []benchFigure) {
 	})
 	waitMetric(b, base, "fracti_live_subscriptions", idle)
 	time.Sleep(2 * time.Second) // idle
-	after := scrapeMetrics(b, base)
+	after := collectGarbage(b, base, inst.pid)
 	rssAfter := residentKiB(b, inst.pid)
 	perSub := func(name string) float64 { return (after[name] - before[name]) / idle }
+	heap, stack := perSub("go_memstats_heap_inuse_bytes")/1024, perSub("go_memstats_stack_inuse_bytes")/1024
 	report(perSub("go_goroutines"), "goroutines/idle-sub")
-	report(perSub("go_memstats_heap_inuse_bytes")/1024, "heap-KiB/idle-sub")
-	report(perSub("go_memstats_stack_inuse_bytes")/1024, "stack-KiB/idle-sub")
+	report(heap, "heap-KiB/idle-sub")
+	report(stack, "stack-KiB/idle-sub")
+	report(heap+stack, "heap+stack-KiB/idle-sub")
 	report(float64(rssAfter-rssBefore)/idle, "rss-KiB/idle-sub")
-	b.Logf("%d idle subscriptions (one per connection): %.2f goroutines, %.1f KiB heap in use (garbage not yet collected included), %.1f KiB of stacks, %.1f KiB resident each",
-		idle, perSub("go_goroutines"), perSub("go_memstats_heap_inuse_bytes")/1024, perSub("go_memstats_stack_inuse_bytes")/1024, float64(rssAfter-rssBefore)/idle)
+	b.Logf("%d idle subscriptions (one per connection), after a collection: %.2f goroutines, %.1f KiB heap in use, %.1f KiB of stacks (%.1f KiB together), %.1f KiB resident each",
+		idle, perSub("go_goroutines"), heap, stack, heap+stack, float64(rssAfter-rssBefore)/idle)
 	for _, c := range idleConns {
 		_ = c.CloseNow()
 	}
@@ -250,7 +254,11 @@ func measureFanout(b *testing.B) (figures []benchFigure) {
 			_ = c.CloseNow()
 		}
 	}()
-	time.Sleep(3 * time.Second) // the idle connections' ends settle
+	time.Sleep(3 * time.Second)               // the idle connections' ends settle
+	profile := os.Getenv("BENCH_CPU_PROFILE") // where the server's CPU profile of the fan-outs goes, if anywhere
+	if profile != "" {
+		require.NoError(b, syscall.Kill(inst.pid, syscall.SIGUSR2))
+	}
 	for _, sel := range []struct{ name, query string }{
 		{"id sequence type", idleQuery},
 		{"subject", `subscription($g: ID!) { groupEvents(groupId: $g) { id sequence type
@@ -261,10 +269,11 @@ func measureFanout(b *testing.B) (figures []benchFigure) {
 			require.NoError(b, conns[i].Subscribe(context.Background(), id, sel.query, map[string]any{"g": group}))
 		})
 		waitMetric(b, base, "fracti_live_subscriptions", fanout)
-		var spread, delays []time.Duration
+		var spread, delays, server []time.Duration
 		var cpu time.Duration
 		reads := map[string]float64{}
 		for iter := range fanoutEvents + 1 { // the first warms up, and is not counted
+			fanout0 := scrapeMetrics(b, base)["fracti_live_fanout_seconds_sum"]
 			expense()
 			committed := time.Now()
 			// The writer's reads are over once it has its response; the
@@ -291,6 +300,9 @@ func measureFanout(b *testing.B) (figures []benchFigure) {
 			}
 			cpu += cpuTime(b, inst.pid) - cpu0
 			m1 := scrapeMetrics(b, base)
+			// The server's share: from the hub taking the event to its last
+			// frame written (one event per iteration).
+			server = append(server, time.Duration((m1["fracti_live_fanout_seconds_sum"]-fanout0)*float64(time.Second)))
 			for _, op := range []string{"BatchGetItem", "GetItem", "Query"} {
 				k := `fracti_dynamodb_calls_total{operation="` + op + `"}`
 				reads[op] += m1[k] - m0[k]
@@ -305,14 +317,19 @@ func measureFanout(b *testing.B) (figures []benchFigure) {
 		// checks (token lookups, cached per token).
 		slices.Sort(spread)
 		slices.Sort(delays)
+		slices.Sort(server)
 		pct := func(d []time.Duration, p float64) float64 {
 			return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000
 		}
+		b.Logf("one event to %d subscribers selecting %s, %d events: the server's share (the hub taking it to its last frame written) p50 %.1f ms, max %.1f ms",
+			fanout, sel.name, fanoutEvents, pct(server, 0.5), pct(server, 1))
 		b.Logf("one event to %d subscribers selecting %s, %d events: fan-out after the first delivery p50 %.1f ms, all %.1f ms; "+
 			"after the writer's response p50 %.1f ms, all %.1f ms; server CPU %.3f s per event; DynamoDB calls per event: %.1f BatchGetItem, %.1f Query, %.1f GetItem",
 			fanout, sel.name, fanoutEvents, pct(spread, 0.5), pct(spread, 1), pct(delays, 0.5), pct(delays, 1), cpu.Seconds()/fanoutEvents,
 			reads["BatchGetItem"]/fanoutEvents, reads["Query"]/fanoutEvents, reads["GetItem"]/fanoutEvents)
 		unit := strings.ReplaceAll(sel.name, " ", "-")
+		report(pct(server, 0.5), "server-p50-ms/"+unit)
+		report(pct(server, 1), "server-max-ms/"+unit)
 		report(pct(spread, 0.5), "fanout-p50-ms/"+unit)
 		report(pct(spread, 1), "fanout-max-ms/"+unit)
 		report(pct(delays, 0.5), "commit-p50-ms/"+unit)
@@ -321,7 +338,30 @@ func measureFanout(b *testing.B) (figures []benchFigure) {
 		parallel(b, fanout, 32, func(i int) { require.NoError(b, conns[i].Complete(context.Background(), id)) })
 		waitMetric(b, base, "fracti_live_subscriptions", 0)
 	}
+	if profile != "" {
+		require.NoError(b, syscall.Kill(inst.pid, syscall.SIGUSR2))
+		src := filepath.Join(os.TempDir(), fmt.Sprintf("fracti-%d.cpu.pprof", inst.pid))
+		require.Eventually(b, func() bool {
+			data, err := os.ReadFile(src)
+			return err == nil && len(data) > 0 && os.WriteFile(profile, data, 0o644) == nil
+		}, 10*time.Second, 100*time.Millisecond)
+	}
 	return figures
+}
+
+// collectGarbage has the server (built with -tags benchprobe) collect
+// garbage, and returns its metrics after: the heap and stacks in use
+// without garbage.
+func collectGarbage(b *testing.B, base string, pid int) map[string]float64 {
+	const cycles = "go_gc_duration_seconds_count"
+	n := scrapeMetrics(b, base)[cycles]
+	require.NoError(b, syscall.Kill(pid, syscall.SIGUSR1))
+	var m map[string]float64
+	require.Eventually(b, func() bool {
+		m = scrapeMetrics(b, base)
+		return m[cycles] >= n+2
+	}, 30*time.Second, 50*time.Millisecond)
+	return m
 }
 
 // benchGroup makes a group of members users (ids from firstID on), each

@@ -174,6 +174,9 @@ func New(cfg Config) http.Handler {
 	gql.AddTransport(plain)
 	if cfg.Live != nil {
 		cfg.Metrics.CountSubscriptions(cfg.Live.Count)
+		if cfg.Metrics != nil {
+			cfg.Live.ObserveFanout(cfg.Metrics.ObserveLiveFanout)
+		}
 	}
 
 	requests := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, cfg.Metrics, limitBody(cfg.MaxBodyBytes, cfg.Metrics, withClientAddr(cfg.ClientIPHeader,

@@ -394,6 +394,7 @@ func (c *wsConn) stop(id string) {
 // its writer.
 func (c *wsConn) end() {
 	c.mu.Lock()
+	dropped := c.out
 	c.ended, c.out = true, nil
 	if c.pinger != nil {
 		c.pinger.Stop()
@@ -409,6 +410,7 @@ func (c *wsConn) end() {
 		delete(c.subs, id)
 	}
 	c.mu.Unlock()
+	releaseOuts(dropped)
 	c.cancel(nil)
 	for _, s := range subs {
 		s.cancel()
@@ -484,6 +486,7 @@ func (s *wsSub) Deliver(events []store.Event, shared *live.Shared) bool {
 		return false
 	}
 	s.pending += len(events)
+	shared.Hold() // until the writer has written them (writeOut) or dropped them
 	c.queueLocked(wsOut{sub: s, events: events, shared: shared})
 	return true
 }
@@ -651,14 +654,16 @@ func (c *wsConn) writeLoop() {
 		}
 		c.mu.Unlock()
 		if closing != nil {
+			releaseOuts(out)
 			_ = c.ws.Close(websocket.StatusCode(closing.code), closing.reason)
 			c.mu.Lock()
 			c.ended, c.writing = true, false
 			c.mu.Unlock()
 			return
 		}
-		for _, o := range out {
+		for i, o := range out {
 			if err := c.writeOut(o); err != nil {
+				releaseOuts(out[i+1:])
 				_ = c.ws.CloseNow()
 				c.mu.Lock()
 				c.ended, c.writing = true, false
@@ -675,6 +680,7 @@ func (c *wsConn) writeOut(o wsOut) error {
 		return c.write(context.Background(), o.msg)
 	}
 	s := o.sub
+	defer o.shared.Release()
 	for i := range o.events {
 		c.mu.Lock()
 		s.pending--
@@ -692,6 +698,16 @@ func (c *wsConn) writeOut(o wsOut) error {
 		}
 	}
 	return nil
+}
+
+// releaseOuts releases the batches of events queued in outs that will not
+// be written (see live.Shared.Release).
+func releaseOuts(outs []wsOut) {
+	for _, o := range outs {
+		if o.shared != nil {
+			o.shared.Release()
+		}
+	}
 }
 
 // liveBuffer is the events a subscription of hub may have waiting.

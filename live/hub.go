@@ -59,6 +59,7 @@ type Hub struct {
 	count   int
 	watch   watching     // who is told what is watched (watch.go)
 	recent  recentShared // what channel subscribers of recent events share (sink.go)
+	fanout  fanoutObserver
 }
 
 // NewHub returns a hub checking membership with members; each subscription
@@ -242,6 +243,7 @@ func (h *Hub) Publish(ctx context.Context, events []store.Event) {
 
 // publishGroup delivers consecutive events of one group.
 func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
+	start := time.Now()
 	groupID := events[0].GroupID
 	subs := h.candidates(groupID, events)
 	if len(subs) == 0 {
@@ -275,7 +277,8 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 		}
 	}
 	var drops []func()
-	shared := &Shared{} // what these events' subscribers share
+	shared := h.newShared(start) // what these events' subscribers share
+	defer shared.Release()
 	for _, s := range subs {
 		if s.sink == nil { // a channel's reader finds it by the event (SharedFor)
 			h.recent.put(events, shared)

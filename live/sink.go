@@ -3,6 +3,8 @@ package live
 import (
 	"context"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/fracti/api/store"
 )
@@ -45,6 +47,10 @@ func sinkFrom(ctx context.Context) Sink {
 type Shared struct {
 	mu    sync.Mutex
 	cells map[any]*sharedCell
+
+	start   time.Time // when the hub took the batch
+	pending atomic.Int64
+	done    func(time.Duration) // the hub's fan-out observer (fanout.go)
 }
 
 type sharedCell struct {
