@@ -15,7 +15,8 @@ import (
 // The benchmarks' probe, only in a binary built with -tags benchprobe
 // (BenchmarkLiveFanout's server): SIGUSR1 collects garbage (twice, so that
 // finalizers run and idle goroutines' stacks shrink), for the heap and
-// stacks in use to be read honestly from /metrics after it; SIGUSR2 starts
+// stacks in use to be read honestly from /metrics after it, and writes a heap
+// profile; SIGUSR2 starts
 // a CPU profile, and the next one writes it to benchProfilePath.
 func init() {
 	signals := make(chan os.Signal, 1)
@@ -27,9 +28,12 @@ func init() {
 			case sig == syscall.SIGUSR1:
 				runtime.GC()
 				runtime.GC()
-				fmt.Fprintln(os.Stderr, "benchprobe: collected")
+				if f, err := os.Create(benchProfilePath(os.Getpid(), "heap")); err == nil {
+					_ = pprof.Lookup("heap").WriteTo(f, 0)
+					_ = f.Close()
+				}
 			case profile == nil:
-				f, err := os.Create(benchProfilePath(os.Getpid()))
+				f, err := os.Create(benchProfilePath(os.Getpid(), "cpu"))
 				if err == nil && pprof.StartCPUProfile(f) == nil {
 					profile = f
 				}
@@ -42,7 +46,8 @@ func init() {
 	}()
 }
 
-// benchProfilePath is where the probe of process pid writes its CPU profile.
-func benchProfilePath(pid int) string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("fracti-%d.cpu.pprof", pid))
+// benchProfilePath is where the probe of process pid writes a profile of
+// the kind (cpu, heap: the heap after the last collection it was asked for).
+func benchProfilePath(pid int, kind string) string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("fracti-%d.%s.pprof", pid, kind))
 }

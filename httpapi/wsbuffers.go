@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // The buffers of a WebSocket. net/http hands a hijacker its 4 KiB read
@@ -30,6 +31,10 @@ const wsFrameWriterBuffer = 16
 const wsPooledBuffer = 64 << 10
 
 var wsFramePool = sync.Pool{New: func() any { b := make([]byte, 0, 2<<10); return &b }}
+
+// wsMessagePool holds the buffers an event's `next` message is built in for
+// one subscriber, and written from.
+var wsMessagePool = sync.Pool{New: func() any { b := make([]byte, 0, 1<<10); return &b }}
 
 // lightBuffers hands the WebSocket our buffers when it takes the
 // connection over.
@@ -79,6 +84,7 @@ func (f *frameWriter) Write(p []byte) (int, error) {
 		if !ok || len(*f.buf) < n {
 			return len(p), nil // the frame's rest is to come
 		}
+		_ = f.conn.SetWriteDeadline(time.Now().Add(wsWriteTimeout))
 		if _, err := f.conn.Write((*f.buf)[:n]); err != nil {
 			f.release()
 			return 0, err

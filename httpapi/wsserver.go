@@ -509,8 +509,9 @@ func (s *wsSub) Ended() {
 	s.cancel() // its setup's context: nothing waits on it any more
 }
 
-// render is the event's result for this subscription, made once per
-// payload key for all the event's subscribers on this instance.
+// render is the event's `next` message for this subscription after its id
+// (nextTail), made once per payload key for all the event's subscribers on
+// this instance.
 func (s *wsSub) render(ev *store.Event, shared *live.Shared) []byte {
 	type payloadKey struct {
 		event *store.Event
@@ -536,9 +537,40 @@ func (s *wsSub) render(ev *store.Event, shared *live.Shared) []byte {
 		if err != nil {
 			panic(err)
 		}
-		return b
+		return nextTail(b)
 	}).([]byte)
 	return b
+}
+
+// nextTail is a `next` message after its id: every subscriber with the
+// payload key sends it, each with its own id before it (appendNext).
+func nextTail(payload []byte) []byte {
+	b := make([]byte, 0, len(payload)+32)
+	b = append(b, `,"type":"`+wsNext+`","payload":`...)
+	b = append(b, payload...)
+	return append(b, '}')
+}
+
+// appendNext appends the `next` message of the operation id with a
+// message tail made by nextTail.
+func appendNext(b []byte, id string, tail []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, id)
+	return append(b, tail...)
+}
+
+// appendJSONString appends s as a JSON string; an id is mostly plain ASCII
+// (a number, a UUID), copied as it is.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // message is an outgoing message with an encoded payload.
@@ -613,10 +645,10 @@ func (c *wsConn) closeNow(code websocket.StatusCode, reason string) {
 	_ = c.ws.Close(code, reason)
 }
 
-// write sends one message.
+// write sends one message; a write that takes longer than wsWriteTimeout
+// fails (the connection's write deadline, set by frameWriter: cheaper than
+// a context's timer per message when thousands are written at once).
 func (c *wsConn) write(ctx context.Context, msg []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, wsWriteTimeout)
-	defer cancel()
 	return c.ws.Write(ctx, websocket.MessageText, msg)
 }
 
@@ -689,11 +721,18 @@ func (c *wsConn) writeOut(o wsOut) error {
 		if stopped {
 			continue
 		}
-		payload := s.render(&o.events[i], o.shared)
-		if payload == nil {
+		tail := s.render(&o.events[i], o.shared)
+		if tail == nil {
 			continue
 		}
-		if err := c.write(context.Background(), message(s.id, wsNext, payload)); err != nil {
+		buf := wsMessagePool.Get().(*[]byte)
+		msg := appendNext((*buf)[:0], s.id, tail)
+		err := c.write(context.Background(), msg)
+		if cap(msg) <= wsPooledBuffer {
+			*buf = msg[:0]
+			wsMessagePool.Put(buf)
+		}
+		if err != nil {
 			return err
 		}
 	}

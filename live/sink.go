@@ -54,24 +54,30 @@ type Shared struct {
 }
 
 type sharedCell struct {
-	once sync.Once
-	v    any
+	ready chan struct{} // closed once v is made
+	v     any
 }
 
-// Once returns the value for key, made by make the first time it is asked
-// for; concurrent callers wait for that one.
-func (s *Shared) Once(key any, make func() any) any {
+// Once returns the value for key, made by build the first time it is asked
+// for; concurrent callers wait for that one. They wait on a channel the
+// maker closes, which wakes them all at once (thousands of subscribers'
+// writers may be waiting for one payload: a mutex would wake them one at a
+// time).
+func (s *Shared) Once(key any, build func() any) any {
 	s.mu.Lock()
 	if s.cells == nil {
 		s.cells = map[any]*sharedCell{}
 	}
-	c := s.cells[key]
-	if c == nil {
-		c = &sharedCell{}
-		s.cells[key] = c
+	if c := s.cells[key]; c != nil {
+		s.mu.Unlock()
+		<-c.ready
+		return c.v
 	}
+	c := &sharedCell{ready: make(chan struct{})}
+	s.cells[key] = c
 	s.mu.Unlock()
-	c.once.Do(func() { c.v = make() })
+	defer close(c.ready) // a build that panics leaves nil
+	c.v = build()
 	return c.v
 }
 
