@@ -248,7 +248,13 @@ func limitBody(max int64, m *metrics.Metrics, next http.Handler) http.Handler {
 				"request body too large: the limit is "+strconv.FormatInt(max, 10)+" bytes")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
+		// A request without a body (a WebSocket's handshake) is left as it
+		// is: a MaxBytesReader holds the ResponseWriter, and with it
+		// net/http's 8 KiB of buffers, for as long as anything keeps the
+		// request (a WebSocket's context does, long after its handler).
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(w, r.Body, max)
+		}
 		next.ServeHTTP(w, r)
 	})
 }
