@@ -119,9 +119,6 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 // it: its operations, its user's count, and what the handler's layers left
 // for its end (end).
 func (c *wsConn) serve(end *liveEnd) {
-	defer end.end()
-	defer c.cancel(nil)
-	defer releaseFrom(c.ctx)()
 	// The server shutting down closes the connection (1000); the pinger
 	// drops one whose client has gone silent.
 	stop := context.AfterFunc(c.ctx, func() {
@@ -131,9 +128,14 @@ func (c *wsConn) serve(end *liveEnd) {
 		}
 		c.closeWith(closeNormal, reason)
 	})
-	defer stop()
+	c.finish = func() {
+		c.end()
+		stop()
+		releaseFrom(c.ctx)()
+		c.cancel(nil)
+		end.end()
+	}
 	c.readLoop()
-	c.end()
 }
 
 // offersSubprotocol reports whether the handshake offers the subprotocol.
@@ -174,6 +176,7 @@ type wsConn struct {
 	ended   bool              // the connection is over: nothing more is queued
 	pinger  *time.Timer
 	writer  sync.WaitGroup
+	finish  func() // ends the connection once its reader is done (serve)
 }
 
 // wsOut is a message for the writer: bytes to send, or a subscription's
@@ -260,15 +263,23 @@ func (c *wsConn) read(ctx context.Context) (wsMessage, error) {
 
 var errBadMessage = errors.New("not a graphql-transport-ws message")
 
-// readLoop reads the client's messages until the connection ends.
+// readLoop reads the client's messages until the connection ends, then
+// ends it (finish). After a message that took work (starting or stopping an
+// operation) a fresh goroutine reads on: an idle connection's reader then
+// has the small stack its wait needs, not the one that work grew.
+//
+// It reads without a deadline or a context: what ends a connection closes
+// its socket (the close handshake, the pinger, the hub's drop), which ends
+// the read, and an idle read holds nothing more.
 func (c *wsConn) readLoop() {
 	for {
-		m, err := c.read(c.ctx)
+		m, err := c.read(context.Background())
 		if errors.Is(err, errBadMessage) {
 			c.closeWith(closeBadRequest, "invalid message")
 			continue // until the writer has closed the socket
 		}
 		if err != nil {
+			c.finish()
 			return
 		}
 		switch m.Type {
@@ -277,8 +288,12 @@ func (c *wsConn) readLoop() {
 		case wsPong:
 		case wsSubscribe:
 			c.subscribe(m)
+			go c.readLoop()
+			return
 		case wsComplete:
 			c.stop(m.ID)
+			go c.readLoop()
+			return
 		case wsConnectionInit:
 			c.closeWith(closeTooManyInits, "Too many initialisation requests")
 		default:
