@@ -106,6 +106,11 @@ func (r *Resolver) freshLoaders(cfg HandlerConfig) graphql.ResponseMiddleware {
 			defer cancel()
 		}
 		fresh := func() *loaders.Loaders {
+			if subscription {
+				// An event's loaders may be shared by all its subscribers:
+				// their reads must not end with the first one's stream.
+				return loaders.New(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches), loaders.Detached(liveResponseTimeout))
+			}
 			return loaders.New(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches))
 		}
 		// One event's subscribers share its loaders: one read per event on
