@@ -73,6 +73,15 @@ func ForEvent(ctx context.Context, ev *store.Event, shared *live.Shared) context
 	return context.WithValue(ctx, liveEventKey{}, &liveEvent{event: ev, shared: shared})
 }
 
+// EventOf is the event an operation dispatched with ForEvent renders, nil
+// for any other: a log line of its render names the event, not a request.
+func EventOf(ctx context.Context) *store.Event {
+	if e := eventFrom(ctx); e != nil {
+		return e.event
+	}
+	return nil
+}
+
 func eventFrom(ctx context.Context) *liveEvent {
 	e, _ := ctx.Value(liveEventKey{}).(*liveEvent)
 	return e

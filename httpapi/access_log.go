@@ -218,6 +218,9 @@ func (h requestLog) Handle(ctx context.Context, r slog.Record) error {
 	if id := graph.RequestID(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
 	}
+	if ev := graph.EventOf(ctx); ev != nil { // a shared render: no request of its own
+		r.AddAttrs(slog.String("group", ev.GroupID), slog.Int64("seq", ev.Seq))
+	}
 	return h.Handler.Handle(ctx, r)
 }
 

@@ -540,8 +540,11 @@ func (s *wsSub) render(ev *store.Event, shared *live.Shared) []byte {
 			}
 		}()
 		// Not this subscriber's context: others wait for the result, so it
-		// must not end when this one goes away.
-		ctx, cancel := context.WithTimeout(graph.ForEvent(context.WithoutCancel(s.ctx), ev, shared), renderTimeout)
+		// must not end when this one goes away, and the payload is theirs
+		// too, so its errors carry no one's request id (the log lines of
+		// its render carry the event's group and sequence instead).
+		ctx := graph.WithRequestID(context.WithoutCancel(s.ctx), "")
+		ctx, cancel := context.WithTimeout(graph.ForEvent(ctx, ev, shared), renderTimeout)
 		defer cancel()
 		responses, ctx := s.c.exec.DispatchOperation(ctx, s.op)
 		resp := responses(ctx)
