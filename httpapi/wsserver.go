@@ -218,7 +218,17 @@ func (c *wsConn) init() bool {
 		timedOut.Store(true)
 		_ = c.ws.Close(closeInitTimeout, "Connection initialisation timeout")
 	})
-	m, err := c.read(c.ctx)
+	// The read holds no context: coder/websocket drops the TCP connection
+	// when a read's context ends, and the server shutting down closes it
+	// with 1000 instead (the close handshake ends the read).
+	shutdown := context.AfterFunc(c.ctx, func() {
+		_ = c.ws.Close(closeNormal, errShuttingDown.Error())
+	})
+	m, err := c.read(context.Background())
+	if !shutdown() {
+		timer.Stop()
+		return false
+	}
 	if !timer.Stop() || timedOut.Load() {
 		return false
 	}
