@@ -470,13 +470,19 @@ func (s *wsSub) refuse(errs gqlerror.List) {
 	s.end(message(s.id, wsError, b))
 }
 
-// next sends one result.
+// next sends one result, unless the client completed the operation first
+// (then its cancelled result goes nowhere).
 func (s *wsSub) next(resp *graphql.Response) {
 	b, err := json.Marshal(resp)
 	if err != nil { // our bug, not the client's
 		panic(err)
 	}
-	s.c.send(message(s.id, wsNext, b))
+	c := s.c
+	c.mu.Lock()
+	if !s.done {
+		c.queueLocked(wsOut{msg: message(s.id, wsNext, b)})
+	}
+	c.mu.Unlock()
 }
 
 // finish sends the operation's `complete` and ends it.
