@@ -224,7 +224,7 @@ func (c *wsConn) init() bool {
 	shutdown := context.AfterFunc(c.ctx, func() {
 		_ = c.ws.Close(closeNormal, errShuttingDown.Error())
 	})
-	m, err := c.read(context.Background())
+	m, err := c.readInit()
 	if !shutdown() {
 		timer.Stop()
 		return false
@@ -238,6 +238,9 @@ func (c *wsConn) init() bool {
 		return false
 	case err != nil:
 		_ = c.ws.CloseNow()
+		return false
+	case m.Type == wsSubscribe: // graphql-transport-ws: Unauthorized before the ack
+		c.closeNow(closeUnauthorized, "Unauthorized")
 		return false
 	case m.Type != wsConnectionInit:
 		c.closeNow(closeBadRequest, "expected connection_init")
@@ -255,6 +258,24 @@ func (c *wsConn) init() bool {
 	}
 	c.ctx = admitted
 	return c.write(c.ctx, []byte(`{"type":"connection_ack"}`)) == nil
+}
+
+// readInit reads the client's first message other than a ping or a pong,
+// which graphql-transport-ws allows at any time: a ping is answered.
+func (c *wsConn) readInit() (wsMessage, error) {
+	for {
+		m, err := c.read(context.Background())
+		switch {
+		case err != nil:
+			return m, err
+		case m.Type == wsPing:
+			if err := c.write(context.Background(), []byte(`{"type":"pong"}`)); err != nil {
+				return m, err
+			}
+		case m.Type != wsPong:
+			return m, nil
+		}
+	}
 }
 
 // read reads one message.
@@ -315,7 +336,12 @@ func (c *wsConn) readLoop() {
 // subscribe starts an operation.
 func (c *wsConn) subscribe(m wsMessage) {
 	c.mu.Lock()
-	if _, dup := c.subs[m.ID]; dup || m.ID == "" {
+	if m.ID == "" {
+		c.mu.Unlock()
+		c.closeWith(closeBadRequest, "subscribe without an id")
+		return
+	}
+	if _, dup := c.subs[m.ID]; dup {
 		c.mu.Unlock()
 		c.closeWith(closeDuplicateID, closeReason("Subscriber for "+m.ID+" already exists"))
 		return
