@@ -566,6 +566,33 @@ func (s *wsSub) Ended() {
 	s.cancel() // its setup's context: nothing waits on it any more
 }
 
+// renderFailed is the `error` that ends a subscription whose event could
+// not be rendered (the render panicked outside a resolver, or yielded
+// nothing): skipping the event silently would leave the client a gap it
+// cannot see; ended, it subscribes again and catches up.
+var renderFailed = []byte(`[{"message":"internal server error: an event could not be sent; subscribe again and catch up with changes(since:)","extensions":{"code":"` + graph.CodeInternal + `"}}]`)
+
+// fail ends the subscription with renderFailed (the writer calls it).
+func (s *wsSub) fail() {
+	c := s.c
+	c.mu.Lock()
+	if s.done {
+		c.mu.Unlock()
+		return
+	}
+	s.done, s.stopped = true, true
+	if c.subs[s.id] == s {
+		delete(c.subs, s.id)
+	}
+	hub := s.hub
+	c.queueLocked(wsOut{msg: message(s.id, wsError, renderFailed)})
+	c.mu.Unlock()
+	s.cancel()
+	if hub != nil {
+		hub.Close()
+	}
+}
+
 // render is the event's `next` message for this subscription after its id
 // (nextTail), made once per payload key for all the event's subscribers on
 // this instance.
@@ -783,6 +810,7 @@ func (c *wsConn) writeOut(o wsOut) error {
 		}
 		tail := s.render(&o.events[i], o.shared)
 		if tail == nil {
+			s.fail() // its later events are not sent either
 			continue
 		}
 		buf := wsMessagePool.Get().(*[]byte)
