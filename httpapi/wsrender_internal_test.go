@@ -72,3 +72,23 @@ func TestLiveWSRenderFailureEndsTheSubscriptionWithAnError(t *testing.T) {
 		}
 	}
 }
+
+// A subscription the hub drops with its connection sends no `complete`
+// (the close follows); one the hub ends does.
+func TestLiveWSDroppedSubscriptionSendsNoComplete(t *testing.T) {
+	var _ live.DroppedSink = (*wsSub)(nil)
+	c := &wsConn{t: wsTransport{l: &liveTransports{}, buffer: 10}, ctx: context.Background(), subs: map[string]*wsSub{}}
+	c.writing = true // no writer: the test reads what is queued
+	for _, id := range []string{"dropped", "ended"} {
+		_, cancel := context.WithCancel(context.Background())
+		c.subs[id] = &wsSub{c: c, id: id, cancel: cancel}
+	}
+	c.subs["dropped"].Dropped()
+	c.subs["ended"].Ended()
+	var got []string
+	for _, o := range c.out {
+		got = append(got, string(o.msg))
+	}
+	require.Equal(t, []string{`{"id":"ended","type":"complete"}`}, got)
+	require.Empty(t, c.subs)
+}

@@ -593,6 +593,23 @@ func (s *wsSub) fail() {
 	}
 }
 
+// Dropped ends the subscription without a `complete`: its connection is
+// about to be closed (1008, 4403), and a client that saw it completed would
+// not subscribe again when it reconnects.
+func (s *wsSub) Dropped() {
+	c := s.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.done {
+		return
+	}
+	s.done, s.stopped = true, true
+	if c.subs[s.id] == s {
+		delete(c.subs, s.id)
+	}
+	s.cancel()
+}
+
 // render is the event's `next` message for this subscription after its id
 // (nextTail), made once per payload key for all the event's subscribers on
 // this instance.

@@ -86,6 +86,7 @@ type Subscription struct {
 	sink    Sink
 	conn    *Connection
 	ended   bool
+	dropped bool // it ends because its connection is dropped (h.mu)
 }
 
 // Events is the subscription's stream (nil when it has a Sink); it is
@@ -220,7 +221,9 @@ func (h *Hub) endLocked(s *Subscription) {
 		}
 	}
 	h.count--
-	if s.sink != nil {
+	if d, ok := s.sink.(DroppedSink); ok && s.dropped {
+		d.Dropped()
+	} else if s.sink != nil {
 		s.sink.Ended()
 	} else {
 		close(s.events)
@@ -297,6 +300,7 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 			delete(s.groups, groupID)
 			h.removeGroupLocked(h.inGroup, groupID, s)
 		case denied[s] != nil:
+			s.dropped = true
 			h.endLocked(s)
 			drops = append(drops, s.dropper(denied[s]))
 		default:
@@ -305,6 +309,7 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 				h.addGroupLocked(h.inGroup, groupID, s)
 			}
 			if !s.deliverLocked(events, shared) {
+				s.dropped = true
 				h.endLocked(s)
 				drops = append(drops, s.dropper(ErrSlowConsumer))
 			}

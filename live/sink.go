@@ -27,6 +27,18 @@ type Sink interface {
 	Opened(s *Subscription)
 }
 
+// DroppedSink is a Sink told Dropped instead of Ended when its
+// subscription ends because the hub drops its connection (a slow consumer,
+// credentials that no longer hold): it must not complete the subscription,
+// since a client that sees it completed would not subscribe again after
+// the drop.
+type DroppedSink interface {
+	Sink
+	// Dropped says the subscription is over and its connection is about to
+	// be dropped: nothing more is delivered, and nothing is to be sent.
+	Dropped()
+}
+
 type sinkKey struct{}
 
 // WithSink makes the subscription opened on ctx deliver to sink instead of
