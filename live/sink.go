@@ -109,18 +109,38 @@ func (s *Subscription) HasSink() bool { return s.sink != nil }
 // Buffer is how many events a subscription may have waiting.
 func (h *Hub) Buffer() int { return h.buffer }
 
-// recentEvents is how many recently delivered events SharedFor knows: a
-// channel subscriber that reads an event later than that makes its own
-// reads, correct but not shared.
-const recentEvents = 4096
+// recentEvents is how many recently delivered events SharedFor knows, and
+// recentFor how long: a channel subscriber that reads an event later than
+// that makes its own reads, correct but not shared. The time bound keeps a
+// quiet hub from holding its last 4096 events' Shared (their loaders'
+// caches and payloads) for as long as any channel subscriber exists.
+const (
+	recentEvents = 4096
+	recentFor    = time.Minute
+)
 
 // recentShared maps the events recently delivered to channel subscriptions
-// to what their subscribers share.
+// to what their subscribers share: a ring, oldest first from oldest.
 type recentShared struct {
 	mu      sync.Mutex
+	now     func() time.Time // time.Now; a test's clock
 	byEvent map[*store.Event]*Shared
-	ring    []*store.Event
-	next    int
+	ring    []recentEvent
+	oldest  int
+	n       int // events in the ring
+}
+
+// recentEvent is one event in the ring, and when it was put there.
+type recentEvent struct {
+	event *store.Event
+	at    time.Time
+}
+
+func (r *recentShared) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
 }
 
 func (r *recentShared) put(events []store.Event, shared *Shared) {
@@ -128,16 +148,33 @@ func (r *recentShared) put(events []store.Event, shared *Shared) {
 	defer r.mu.Unlock()
 	if r.byEvent == nil {
 		r.byEvent = make(map[*store.Event]*Shared, recentEvents)
-		r.ring = make([]*store.Event, recentEvents)
+		r.ring = make([]recentEvent, recentEvents)
 	}
+	now := r.clock()
+	r.pruneLocked(now)
 	for i := range events {
-		if old := r.ring[r.next]; old != nil {
-			delete(r.byEvent, old)
+		if r.n == recentEvents {
+			r.dropOldestLocked()
 		}
-		r.ring[r.next] = &events[i]
+		r.ring[(r.oldest+r.n)%recentEvents] = recentEvent{event: &events[i], at: now}
 		r.byEvent[&events[i]] = shared
-		r.next = (r.next + 1) % recentEvents
+		r.n++
 	}
+}
+
+// pruneLocked forgets the events put recentFor or more before now; r.mu
+// is held.
+func (r *recentShared) pruneLocked(now time.Time) {
+	for r.n > 0 && now.Sub(r.ring[r.oldest].at) >= recentFor {
+		r.dropOldestLocked()
+	}
+}
+
+func (r *recentShared) dropOldestLocked() {
+	delete(r.byEvent, r.ring[r.oldest].event)
+	r.ring[r.oldest] = recentEvent{}
+	r.oldest = (r.oldest + 1) % recentEvents
+	r.n--
 }
 
 // SharedFor is what the subscribers of ev (as a subscription's channel
@@ -145,5 +182,6 @@ func (r *recentShared) put(events []store.Event, shared *Shared) {
 func (h *Hub) SharedFor(ev *store.Event) *Shared {
 	h.recent.mu.Lock()
 	defer h.recent.mu.Unlock()
+	h.recent.pruneLocked(h.recent.clock())
 	return h.recent.byEvent[ev]
 }
