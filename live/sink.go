@@ -127,7 +127,8 @@ type recentShared struct {
 	byEvent map[*store.Event]*Shared
 	ring    []recentEvent
 	oldest  int
-	n       int // events in the ring
+	n       int         // events in the ring
+	sweeper *time.Timer // prunes a ring no put or lookup visits (a quiet hub)
 }
 
 // recentEvent is one event in the ring, and when it was put there.
@@ -160,6 +161,21 @@ func (r *recentShared) put(events []store.Event, shared *Shared) {
 		r.byEvent[&events[i]] = shared
 		r.n++
 	}
+	if r.sweeper == nil {
+		r.sweeper = time.AfterFunc(recentFor, r.sweep)
+	}
+}
+
+// sweep prunes the ring, and looks again while it holds anything.
+func (r *recentShared) sweep() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pruneLocked(r.clock())
+	if r.n == 0 {
+		r.sweeper = nil
+		return
+	}
+	r.sweeper.Reset(recentFor)
 }
 
 // pruneLocked forgets the events put recentFor or more before now; r.mu
