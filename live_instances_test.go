@@ -30,10 +30,10 @@ type instance struct {
 }
 
 // buildServer compiles the server once per test run.
-func buildServer(t testing.TB) string {
+func buildServer(t testing.TB, tags ...string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "fracti-api")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags="+strings.Join(tags, ","), "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return bin
 }

@@ -92,13 +92,18 @@ func ErrorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 }
 
 // countCodes tells count the code of every error present presents; every
-// error a client receives from the executor passes here exactly once.
+// error a client receives from the executor passes here exactly once (a
+// cancellation whose client is gone or completed the operation is not
+// counted: nothing is sent).
 func countCodes(present graphql.ErrorPresenterFunc, count func(code string)) graphql.ErrorPresenterFunc {
 	if count == nil {
 		return present
 	}
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		e := present(ctx, err)
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return e // its client went away or completed it: no one receives it
+		}
 		code, _ := e.Extensions["code"].(string)
 		count(code)
 		return e

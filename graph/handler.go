@@ -113,7 +113,24 @@ func (r *Resolver) freshLoaders(cfg HandlerConfig) graphql.ResponseMiddleware {
 			ctx, cancel = context.WithTimeout(ctx, liveResponseTimeout)
 			defer cancel()
 		}
-		ctx = loaders.With(ctx, loaders.New(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches)))
+		fresh := func() *loaders.Loaders {
+			if subscription {
+				// An event's loaders may be shared by all its subscribers:
+				// their reads must not end with the first one's stream.
+				return loaders.New(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches), loaders.Detached(liveResponseTimeout))
+			}
+			return loaders.New(r.Store, cfg.LoaderWait, loaders.ObserveBatches(cfg.LoaderBatches))
+		}
+		// One event's subscribers share its loaders: one read per event on
+		// this instance, whatever the number of subscribers.
+		switch e := eventFrom(ctx); {
+		case subscription && e != nil: // rendered once per payload key (ForEvent)
+			ctx = loaders.With(ctx, e.shared.Once(e.event, func() any { return fresh() }).(*loaders.Loaders))
+		case subscription: // a stream of its own: the event is known once it yields it (shareEventLoaders)
+			ctx, _ = loaders.WithSlot(ctx, fresh)
+		default:
+			ctx = loaders.With(ctx, fresh())
+		}
 		if cfg.Calls > 0 {
 			ctx = store.WithCallBudget(ctx, cfg.Calls)
 		}

@@ -36,11 +36,13 @@ func (r *groupEventResolver) Sequence(ctx context.Context, obj *store.Event) (in
 
 // Actor is the resolver for the actor field.
 func (r *groupEventResolver) Actor(ctx context.Context, obj *store.Event) (*store.Member, error) {
+	r.shareEventLoaders(ctx, obj)
 	return member(ctx, obj.GroupID, obj.ActorID)
 }
 
 // Subject is the resolver for the subject field.
 func (r *groupEventResolver) Subject(ctx context.Context, obj *store.Event) (model.GroupEventSubject, error) {
+	r.shareEventLoaders(ctx, obj)
 	return eventSubject(ctx, obj)
 }
 

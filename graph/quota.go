@@ -16,7 +16,7 @@ import (
 // address when it has no valid credentials, and refuses it, before anything
 // runs, once that is used up.
 func (r *Resolver) limitRate(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
-	if r.Quota == nil {
+	if r.Quota == nil || eventFrom(ctx) != nil { // an event's rendering is no request of the viewer's
 		return next(ctx)
 	}
 	kind := quota.Read

@@ -142,18 +142,21 @@ func withLiveLog(log *slog.Logger, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(ctx))
 
 		transport := transportName(r)
-		rec.mu.Lock()
-		user, reason := rec.user, rec.reason
-		rec.mu.Unlock()
-		if reason == "" {
-			reason = "client" // it closed, or its only subscription completed
-		}
-		log.LogAttrs(ctx, slog.LevelInfo, "live connection",
-			slog.String("transport", transport),
-			slog.String("user", user),
-			slog.Float64("duration_s", time.Since(start).Seconds()),
-			slog.String("ended_by", reason),
-		)
+		// A WebSocket's line comes when it ends, after its handler returned.
+		liveEndFrom(ctx).after(func() {
+			rec.mu.Lock()
+			user, reason := rec.user, rec.reason
+			rec.mu.Unlock()
+			if reason == "" {
+				reason = "client" // it closed, or its only subscription completed
+			}
+			log.LogAttrs(ctx, slog.LevelInfo, "live connection",
+				slog.String("transport", transport),
+				slog.String("user", user),
+				slog.Float64("duration_s", time.Since(start).Seconds()),
+				slog.String("ended_by", reason),
+			)
+		})
 	})
 }
 
@@ -214,6 +217,9 @@ type requestLog struct{ slog.Handler }
 func (h requestLog) Handle(ctx context.Context, r slog.Record) error {
 	if id := graph.RequestID(ctx); id != "" {
 		r.AddAttrs(slog.String("request_id", id))
+	}
+	if ev := graph.EventOf(ctx); ev != nil { // a shared render: no request of its own
+		r.AddAttrs(slog.String("group", ev.GroupID), slog.Int64("seq", ev.Seq))
 	}
 	return h.Handler.Handle(ctx, r)
 }

@@ -170,13 +170,16 @@ func New(cfg Config) http.Handler {
 			LoaderBatches: hooks.loaderBatches, ErrorCodes: hooks.errorCodes, GenericMarshal: cfg.GenericMarshal})
 	liveT := newLiveTransports(cfg.LiveDone, cfg.CORSOrigins, authn, cfg.LiveLimits, cfg.Log, cfg.Metrics)
 	plain := graphqlHTTP{log: cfg.Log, metrics: cfg.Metrics}
-	gql.AddTransport(liveT.websocket())
+	gql.AddTransport(liveT.websocketServer(liveBuffer(cfg.Live)))
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(liveT.sse())
 	gql.AddTransport(liveT.multipart(plain))
 	gql.AddTransport(plain)
 	if cfg.Live != nil {
 		cfg.Metrics.CountSubscriptions(cfg.Live.Count)
+		if cfg.Metrics != nil {
+			cfg.Live.ObserveFanout(cfg.Metrics.ObserveLiveFanout)
+		}
 	}
 
 	requests := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, cfg.Metrics, limitBody(cfg.MaxBodyBytes, cfg.Metrics, withClientAddr(cfg.ClientIPHeader,
@@ -192,12 +195,13 @@ func New(cfg Config) http.Handler {
 				return
 			}
 		}
-		r = r.WithContext(withStream(r.Context(), s))
+		ctx, end := withLiveEnd(r.Context())
+		r = r.WithContext(withStream(ctx, s))
 		release, ok := liveT.admit(w, r)
 		if !ok {
 			return
 		}
-		defer release()
+		defer func() { end.after(release) }() // a WebSocket's slot is held until it ends
 		liveConns.ServeHTTP(w, r)
 	}))
 	if cfg.WebhookSecret != "" {
@@ -247,7 +251,13 @@ func limitBody(max int64, m *metrics.Metrics, next http.Handler) http.Handler {
 				"request body too large: the limit is "+strconv.FormatInt(max, 10)+" bytes")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, max)
+		// A request without a body (a WebSocket's handshake) is left as it
+		// is: a MaxBytesReader holds the ResponseWriter, and with it
+		// net/http's 8 KiB of buffers, for as long as anything keeps the
+		// request (a WebSocket's context does, long after its handler).
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(w, r.Body, max)
+		}
 		next.ServeHTTP(w, r)
 	})
 }

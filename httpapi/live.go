@@ -124,15 +124,26 @@ func (l *liveTransports) websocket() transport.Websocket {
 	}
 }
 
-// init checks connection_init's credentials exactly as an HTTP request's
-// Authorization header, and gives the connection its identity and limits.
+// init checks connection_init's credentials for gqlgen's transport (the
+// legacy subprotocol), as admit does for ours.
 func (l *liveTransports) init(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
-	refuse := func(code int, reason string) (context.Context, *transport.InitPayload, error) {
-		reason = closeReason(reason)
-		noteLive(ctx, "", "server: "+reason)
+	ctx, code, reason := l.admitInit(ctx, payload.Authorization(), socketFrom(ctx).close)
+	if code != 0 {
 		return transport.AppendCloseReason(transport.WithWebsocketCloseCode(ctx, code), reason), nil, errors.New(reason)
 	}
-	header := payload.Authorization()
+	return ctx, nil, nil
+}
+
+// admitInit checks connection_init's Authorization exactly as an HTTP
+// request's header, and gives the connection its identity and limits;
+// closeWith closes the socket when the hub drops the connection. A refusal
+// is the close code and reason to close with.
+func (l *liveTransports) admitInit(ctx context.Context, header string, closeWith func(code int, reason string)) (_ context.Context, code int, reason string) {
+	refuse := func(code int, reason string) (context.Context, int, string) {
+		reason = closeReason(reason)
+		noteLive(ctx, "", "server: "+reason)
+		return ctx, code, reason
+	}
 	if header == "" {
 		return refuse(closeUnauthorized, `Unauthorized: send {"Authorization": "tma <initData>"} or {"Authorization": "Bearer <token>"} in connection_init`)
 	}
@@ -149,7 +160,6 @@ func (l *liveTransports) init(ctx context.Context, payload transport.InitPayload
 	if err != nil {
 		return refuse(closeTooManyRequests, err.Error())
 	}
-	sock := socketFrom(ctx)
 	conn := &live.Connection{
 		MaxSubscriptions: l.limits.SubscriptionsPerConnection,
 		Allowed:          l.stillAllowed(header),
@@ -157,12 +167,12 @@ func (l *liveTransports) init(ctx context.Context, payload transport.InitPayload
 			code, msg := dropCode(reason)
 			noteLive(ctx, "", "server: "+msg)
 			l.log.InfoContext(ctx, "live connection dropped", "user", id.UserKey(), "reason", msg)
-			sock.close(code, msg)
+			closeWith(code, msg)
 		},
 	}
 	ctx = auth.WithIdentity(ctx, id)
 	ctx = live.WithConnection(ctx, conn)
-	return withRelease(ctx, release), nil, nil
+	return withRelease(ctx, release), 0, ""
 }
 
 // stillAllowed checks the connection's credential again before an event is
@@ -251,19 +261,29 @@ func (l *liveTransports) handler(next http.Handler) http.Handler {
 		rc := http.NewResponseController(w)
 		_ = rc.SetReadDeadline(time.Time{})
 		_ = rc.SetWriteDeadline(time.Time{})
-		ctx, cancel := context.WithCancelCause(r.Context())
-		defer cancel(nil)
+		base := r.Context()
+		if isWebSocket(r) {
+			// net/http cancels the request's context when the handler
+			// returns, which a WebSocket outlives (see liveEnd).
+			base = context.WithoutCancel(base)
+		}
+		ctx, cancel := context.WithCancelCause(base)
 		stop := context.AfterFunc(l.done, func() {
 			noteLive(ctx, "", "server: shutting down")
 			cancel(errShuttingDown)
 		})
-		defer stop()
 		if isWebSocket(r) {
 			sock := &socket{}
+			defer liveEndFrom(ctx).after(func() {
+				stop()
+				cancel(nil)
+				sock.ended()
+			})
 			next.ServeHTTP(w, r.WithContext(withSocket(ctx, sock)))
-			sock.ended() // the transport returns once the socket is closed
 			return
 		}
+		defer cancel(nil)
+		defer stop()
 		id, ok := auth.FromContext(ctx)
 		if !ok {
 			next.ServeHTTP(w, r.WithContext(ctx)) // the GraphQL layer refuses it with UNAUTHENTICATED
@@ -311,14 +331,15 @@ func transportName(r *http.Request) string {
 // socket is the WebSocket of one connection, kept so that the hub can close
 // it with a reason (gqlgen's transport closes only for its own reasons).
 type socket struct {
-	mu     sync.Mutex
-	conn   transport.WebsocketConn
-	closed func() // ends the connection's count in the metrics
+	mu      sync.Mutex
+	closeFn func(code int, reason string) // sends a close frame
+	closed  func()                        // ends the connection's count in the metrics
 }
 
-func (s *socket) set(c transport.WebsocketConn, closed func()) {
+// set records how to close the accepted socket, and how to end its count.
+func (s *socket) set(closeFn func(code int, reason string), closed func()) {
 	s.mu.Lock()
-	s.conn, s.closed = c, closed
+	s.closeFn, s.closed = closeFn, closed
 	s.mu.Unlock()
 }
 
@@ -336,10 +357,10 @@ func (s *socket) ended() {
 // loop then ends the connection and its subscriptions.
 func (s *socket) close(code int, reason string) {
 	s.mu.Lock()
-	c := s.conn
+	c := s.closeFn
 	s.mu.Unlock()
 	if c != nil {
-		_ = c.WriteClose(code, reason)
+		c(code, reason)
 	}
 }
 
@@ -389,7 +410,7 @@ func (a socketAccepter) Accept(w http.ResponseWriter, r *http.Request, opts tran
 	}
 	// Only a socket the live handler made sees its end, and so is counted.
 	if s, _ := r.Context().Value(socketKey{}).(*socket); err == nil && s != nil {
-		s.set(c, a.metrics.LiveConnectionOpened(metrics.TransportWebSocket))
+		s.set(func(code int, reason string) { _ = c.WriteClose(code, reason) }, a.metrics.LiveConnectionOpened(metrics.TransportWebSocket))
 	}
 	return c, err
 }

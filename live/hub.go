@@ -57,6 +57,9 @@ type Hub struct {
 	// inGroup holds myEvents subscriptions by the groups their user is in.
 	inGroup map[string]map[*Subscription]struct{}
 	count   int
+	watch   watching     // who is told what is watched (watch.go)
+	recent  recentShared // what channel subscribers of recent events share (sink.go)
+	fanout  fanoutObserver
 }
 
 // NewHub returns a hub checking membership with members; each subscription
@@ -77,21 +80,25 @@ func NewHub(members Members, buffer int, log *slog.Logger) *Hub {
 type Subscription struct {
 	hub     *Hub
 	userID  string
-	groupID string          // "" for every group of the user
-	groups  map[string]bool // the user's groups (every-group subscriptions)
-	events  chan *store.Event
+	groupID string            // "" for every group of the user
+	groups  map[string]bool   // the user's groups (every-group subscriptions)
+	events  chan *store.Event // nil with a sink
+	sink    Sink
 	conn    *Connection
 	ended   bool
+	dropped bool // it ends because its connection is dropped (h.mu)
 }
 
-// Events is the subscription's stream; it is closed when the subscription ends.
+// Events is the subscription's stream (nil when it has a Sink); it is
+// closed when the subscription ends.
 func (s *Subscription) Events() <-chan *store.Event { return s.events }
 
 // Close ends the subscription (the subscriber went away).
 func (s *Subscription) Close() {
 	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
 	s.hub.endLocked(s)
+	s.hub.mu.Unlock()
+	s.hub.tellWatcher()
 }
 
 // Count is how many subscriptions are open on this instance.
@@ -119,9 +126,11 @@ func (h *Hub) SubscribeGroup(ctx context.Context, userID, groupID string) (*Subs
 		return nil, err
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	add(h.byGroup, groupID, s)
+	h.addGroupLocked(h.byGroup, groupID, s)
 	h.count++
+	h.mu.Unlock()
+	h.tellWatcher()
+	s.opened()
 	return s, nil
 }
 
@@ -144,12 +153,14 @@ func (h *Hub) SubscribeUser(ctx context.Context, userID string) (*Subscription, 
 		return nil, err
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	add(h.byUser, userID, s)
+	h.addUserLocked(s)
 	for id := range groups {
-		add(h.inGroup, id, s)
+		h.addGroupLocked(h.inGroup, id, s)
 	}
 	h.count++
+	h.mu.Unlock()
+	h.tellWatcher()
+	s.opened()
 	return s, nil
 }
 
@@ -159,8 +170,11 @@ func (h *Hub) newSubscription(ctx context.Context, userID, groupID string, group
 	if err := conn.acquire(); err != nil {
 		return nil, err
 	}
-	return &Subscription{hub: h, userID: userID, groupID: groupID, groups: groups,
-		events: make(chan *store.Event, h.buffer), conn: conn}, nil
+	s := &Subscription{hub: h, userID: userID, groupID: groupID, groups: groups, conn: conn, sink: sinkFrom(ctx)}
+	if s.sink == nil {
+		s.events = make(chan *store.Event, h.buffer)
+	}
+	return s, nil
 }
 
 // available is nil when events are being read from the stream.
@@ -199,15 +213,21 @@ func (h *Hub) endLocked(s *Subscription) {
 	}
 	s.ended = true
 	if s.groupID != "" {
-		remove(h.byGroup, s.groupID, s)
+		h.removeGroupLocked(h.byGroup, s.groupID, s)
 	} else {
-		remove(h.byUser, s.userID, s)
+		h.removeUserLocked(s)
 		for id := range s.groups {
-			remove(h.inGroup, id, s)
+			h.removeGroupLocked(h.inGroup, id, s)
 		}
 	}
 	h.count--
-	close(s.events)
+	if d, ok := s.sink.(DroppedSink); ok && s.dropped {
+		d.Dropped()
+	} else if s.sink != nil {
+		s.sink.Ended()
+	} else {
+		close(s.events)
+	}
 	s.conn.release()
 }
 
@@ -226,6 +246,7 @@ func (h *Hub) Publish(ctx context.Context, events []store.Event) {
 
 // publishGroup delivers consecutive events of one group.
 func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
+	start := time.Now()
 	groupID := events[0].GroupID
 	subs := h.candidates(groupID, events)
 	if len(subs) == 0 {
@@ -259,6 +280,14 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 		}
 	}
 	var drops []func()
+	shared := h.newShared(start) // what these events' subscribers share
+	defer shared.Release()
+	for _, s := range subs {
+		if s.sink == nil { // a channel's reader finds it by the event (SharedFor)
+			h.recent.put(events, shared)
+			break
+		}
+	}
 	h.mu.Lock()
 	for _, s := range subs {
 		if s.ended {
@@ -269,22 +298,25 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 			h.endLocked(s) // left the group: the subscription completes
 		case !active[s.userID]:
 			delete(s.groups, groupID)
-			remove(h.inGroup, groupID, s)
+			h.removeGroupLocked(h.inGroup, groupID, s)
 		case denied[s] != nil:
+			s.dropped = true
 			h.endLocked(s)
 			drops = append(drops, s.dropper(denied[s]))
 		default:
 			if s.groups != nil && !s.groups[groupID] {
 				s.groups[groupID] = true
-				add(h.inGroup, groupID, s)
+				h.addGroupLocked(h.inGroup, groupID, s)
 			}
-			if !s.deliverLocked(events) {
+			if !s.deliverLocked(events, shared) {
+				s.dropped = true
 				h.endLocked(s)
 				drops = append(drops, s.dropper(ErrSlowConsumer))
 			}
 		}
 	}
 	h.mu.Unlock()
+	h.tellWatcher()
 	for _, drop := range drops {
 		drop()
 	}
@@ -317,7 +349,10 @@ func (h *Hub) candidates(groupID string, events []store.Event) []*Subscription {
 
 // deliverLocked queues the events without waiting; false means the buffer
 // is full. h.mu is held.
-func (s *Subscription) deliverLocked(events []store.Event) bool {
+func (s *Subscription) deliverLocked(events []store.Event, shared *Shared) bool {
+	if s.sink != nil {
+		return s.sink.Deliver(events, shared)
+	}
 	for i := range events {
 		select {
 		case s.events <- &events[i]:

@@ -59,6 +59,15 @@ type Option func(*options)
 
 type options struct {
 	observe BatchObserver
+	detach  time.Duration
+}
+
+// Detached has every read run on a context of its own, bounded by timeout,
+// rather than on the context of whoever asked first: loaders shared by
+// several requests (one live event's subscribers) must not fail for all of
+// them because the first one went away.
+func Detached(timeout time.Duration) Option {
+	return func(o *options) { o.detach = timeout }
 }
 
 // ObserveBatches has every batch read reported to observe (nil: none is).
@@ -74,13 +83,13 @@ func New(s *store.Store, wait time.Duration, opts ...Option) *Loaders {
 	}
 	l := &Loaders{
 		store:       s,
-		items:       newLoader("items", wait, o.observe, groupItems(s)),          // BatchGetItem
-		expenses:    newLoader("expenses", wait, o.observe, s.GetExpenses),       // BatchGetItem by key, GSI2 by id
-		settlements: newLoader("settlements", wait, o.observe, s.GetSettlements), // like expenses
-		invites:     newLoader("invites", wait, o.observe, s.GetInvites),         // BatchGetItem by key
-		series:      newLoader("series", wait, o.observe, s.GetSeriesByKeys),     // BatchGetItem by key
+		items:       newLoader("items", wait, o, groupItems(s)),          // BatchGetItem
+		expenses:    newLoader("expenses", wait, o, s.GetExpenses),       // BatchGetItem by key, GSI2 by id
+		settlements: newLoader("settlements", wait, o, s.GetSettlements), // like expenses
+		invites:     newLoader("invites", wait, o, s.GetInvites),         // BatchGetItem by key
+		series:      newLoader("series", wait, o, s.GetSeriesByKeys),     // BatchGetItem by key
 	}
-	l.books = newLoader("books", wait, o.observe, l.fetchBooks) // BatchGetItem, once the ledgers are in
+	l.books = newLoader("books", wait, o, l.fetchBooks) // BatchGetItem, once the ledgers are in
 	return l
 }
 
@@ -117,12 +126,20 @@ func (l *Loaders) fetchBooks(ctx context.Context, groupIDs []string) ([]*store.G
 
 // newLoader turns a store batch read (results aligned with keys, nil when
 // missing) into a dataloader. Batches are capped at BatchGetItem's 100 keys.
-// Every read, batched or prefetched, is reported to observe under name.
-func newLoader[K comparable, V any](name string, wait time.Duration, observe BatchObserver, fetch func(context.Context, []K) ([]*V, error)) loader[K, V] {
-	if observe != nil {
+// Every read, batched or prefetched, is reported to o.observe under name.
+func newLoader[K comparable, V any](name string, wait time.Duration, o options, fetch func(context.Context, []K) ([]*V, error)) loader[K, V] {
+	if o.observe != nil {
 		read := fetch
 		fetch = func(ctx context.Context, keys []K) ([]*V, error) {
-			observe(name, len(keys))
+			o.observe(name, len(keys))
+			return read(ctx, keys)
+		}
+	}
+	if o.detach > 0 {
+		read := fetch
+		fetch = func(ctx context.Context, keys []K) ([]*V, error) {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.detach)
+			defer cancel()
 			return read(ctx, keys)
 		}
 	}
@@ -208,12 +225,15 @@ func With(ctx context.Context, l *Loaders) context.Context {
 // Present reports whether ctx carries loaders.
 func Present(ctx context.Context) bool {
 	l, _ := ctx.Value(ctxKey{}).(*Loaders)
-	return l != nil
+	return l != nil || SlotFrom(ctx) != nil
 }
 
 // from returns the request's loaders.
 func from(ctx context.Context) *Loaders {
 	l, _ := ctx.Value(ctxKey{}).(*Loaders)
+	if s := SlotFrom(ctx); l == nil && s != nil {
+		return s.get()
+	}
 	if l == nil {
 		panic("loaders: no loaders on the context; wrap the handler with loaders.Middleware")
 	}

@@ -11,6 +11,7 @@ package metrics
 import (
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -41,6 +42,7 @@ type Metrics struct {
 	loaderBatches *prometheus.HistogramVec
 
 	liveConnections *prometheus.GaugeVec
+	liveFanout      prometheus.Histogram
 	liveRefused     *prometheus.CounterVec
 	subscriptions   atomic.Pointer[func() int]
 
@@ -107,6 +109,11 @@ func New() *Metrics {
 			Namespace: namespace, Subsystem: "live", Name: "connections",
 			Help: "Live connections open on this instance, by transport (websocket, sse, multipart).",
 		}, []string{"transport"}),
+		liveFanout: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: namespace, Subsystem: "live", Name: "fanout_seconds",
+			Help:    "Time from the hub taking a batch of a group's events to the last of their frames written to this instance's WebSocket subscribers (the server's share of a fan-out).",
+			Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}),
 		liveRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Subsystem: "live", Name: "connections_refused_total",
 			Help: "Live connections refused with 503 because this instance held as many as LIVE_MAX_CONNECTIONS allows, by transport.",
@@ -126,7 +133,7 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.requestDuration, m.requestCalls, m.errors,
 		m.dynamoCalls, m.dynamoFailures, m.dynamoDuration, m.dynamoRetries, m.dynamoThrottles, m.dynamoCapacity,
-		m.loaderBatches, m.liveConnections, m.liveRefused, subscriptions,
+		m.loaderBatches, m.liveConnections, m.liveRefused, m.liveFanout, subscriptions,
 	)
 	m.jobRuns = newJobRuns()
 	m.registry.MustRegister(m.jobRuns)
@@ -197,4 +204,13 @@ func (m *Metrics) ObserveLoaderBatch(loader string, keys int) {
 		return
 	}
 	m.loaderBatches.WithLabelValues(loader).Observe(float64(keys))
+}
+
+// ObserveLiveFanout records the server's share of one fan-out (the shape
+// live.Hub.ObserveFanout takes).
+func (m *Metrics) ObserveLiveFanout(d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.liveFanout.Observe(d.Seconds())
 }

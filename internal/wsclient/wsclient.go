@@ -46,13 +46,24 @@ func (e CloseError) Error() string {
 // with payload; it returns once the server acknowledges, or the close the
 // server answered with.
 func Dial(ctx context.Context, url string, payload map[string]any) (*Conn, error) {
+	c, err := dialAcknowledged(ctx, url, payload)
+	if err != nil {
+		return nil, err
+	}
+	c.Messages, c.Closed = make(chan Message, 1024), make(chan CloseError, 1)
+	go c.readLoop()
+	return c, nil
+}
+
+// dialAcknowledged opens the WebSocket and waits for connection_ack.
+func dialAcknowledged(ctx context.Context, url string, payload map[string]any) (*Conn, error) {
 	url = strings.Replace(url, "http", "ws", 1)
 	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
 	if err != nil {
 		return nil, err
 	}
 	ws.SetReadLimit(16 << 20)
-	c := &Conn{ws: ws, Messages: make(chan Message, 1024), Closed: make(chan CloseError, 1)}
+	c := &Conn{ws: ws}
 	body, _ := json.Marshal(payload)
 	if err := c.send(ctx, Message{Type: "connection_init", Payload: body}); err != nil {
 		return nil, err
@@ -65,7 +76,6 @@ func Dial(ctx context.Context, url string, payload map[string]any) (*Conn, error
 		_ = ws.CloseNow()
 		return nil, fmt.Errorf("expected connection_ack, got %s", first.Type)
 	}
-	go c.readLoop()
 	return c, nil
 }
 
@@ -131,4 +141,30 @@ func DialError(err error) (CloseError, bool) {
 	var ce CloseError
 	ok := errors.As(err, &ce)
 	return ce, ok
+}
+
+// Subscription is an operation DialIdle starts.
+type Subscription struct {
+	ID, Query string
+	Variables map[string]any
+}
+
+// DialIdle opens an acknowledged connection, starts the subscriptions, and
+// returns the socket without reading it any more: no goroutine of its own,
+// so that a test or a benchmark holding thousands sees the server's cost
+// alone. The server's pings go unanswered: hold it for less than two ping
+// intervals.
+func DialIdle(ctx context.Context, url string, payload map[string]any, subs ...Subscription) (*websocket.Conn, error) {
+	c, err := dialAcknowledged(ctx, url, payload)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range subs {
+		body, _ := json.Marshal(map[string]any{"query": s.Query, "variables": s.Variables})
+		if err := c.send(ctx, Message{ID: s.ID, Type: "subscribe", Payload: body}); err != nil {
+			_ = c.ws.CloseNow()
+			return nil, err
+		}
+	}
+	return c.ws, nil
 }

@@ -1,0 +1,53 @@
+//go:build benchprobe
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"syscall"
+)
+
+// The benchmarks' probe, only in a binary built with -tags benchprobe
+// (BenchmarkLiveFanout's server): SIGUSR1 collects garbage (twice, so that
+// finalizers run and idle goroutines' stacks shrink), for the heap and
+// stacks in use to be read honestly from /metrics after it, and writes a heap
+// profile; SIGUSR2 starts
+// a CPU profile, and the next one writes it to benchProfilePath.
+func init() {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2)
+	go func() {
+		var profile *os.File
+		for sig := range signals {
+			switch {
+			case sig == syscall.SIGUSR1:
+				runtime.GC()
+				runtime.GC()
+				if f, err := os.Create(benchProfilePath(os.Getpid(), "heap")); err == nil {
+					_ = pprof.Lookup("heap").WriteTo(f, 0)
+					_ = f.Close()
+				}
+			case profile == nil:
+				f, err := os.Create(benchProfilePath(os.Getpid(), "cpu"))
+				if err == nil && pprof.StartCPUProfile(f) == nil {
+					profile = f
+				}
+			default:
+				pprof.StopCPUProfile()
+				_ = profile.Close()
+				profile = nil
+			}
+		}
+	}()
+}
+
+// benchProfilePath is where the probe of process pid writes a profile of
+// the kind (cpu, heap: the heap after the last collection it was asked for).
+func benchProfilePath(pid int, kind string) string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("fracti-%d.%s.pprof", pid, kind))
+}
