@@ -66,13 +66,9 @@ func newDelivery(cfg config, s *store.Store, hub *live.Hub, streams live.Streams
 			Start: checkpoints(s, log), BacklogBefore: started.Add(-live.BacklogMargin)}
 	}
 	hub.Status = d.Status
-	// A hub that says what its subscribers watch gets only those channels;
-	// one that does not, every group's.
-	if w, ok := any(hub).(interface{ SetWatcher(live.Watcher) }); ok {
-		w.SetWatcher(b)
-	} else {
-		b.WatchAll()
-	}
+	// The broker subscribes only to the channels this instance's
+	// subscribers watch.
+	hub.SetWatcher(b)
 	m.ObserveStream(func() bool { return b.Err() == nil }, nil)
 	return d, nil
 }
