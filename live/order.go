@@ -26,6 +26,13 @@ const (
 	// gapGiveUp: a gap the table could not be read for in this many waits is
 	// skipped, so that one group's trouble never stalls it for good.
 	gapGiveUp = 20
+	// lateWindow is how far below its group's mark an event not passed on
+	// yet is still passed on when it comes late (the first event seen of a
+	// group need not be its oldest; a skipped gap may still arrive).
+	lateWindow = 64
+	// pruneAfter is how long a group must have been idle before it is
+	// forgotten to make room for others.
+	pruneAfter = time.Minute
 )
 
 // Order passes each group's events on in the group's sequence, each once,
@@ -34,10 +41,14 @@ const (
 // passed on: an event at or below it is a repeat and dropped; the next one
 // goes at once; one beyond it waits Wait for the missing ones, which are then
 // read from the table (the activity log is the source of truth) and passed
-// on in order. The first event seen of a group sets its mark.
+// on in order. The first event seen of a group sets its mark; an event
+// below the mark that was never passed on (older than the first one seen,
+// or in a gap given up on) is passed on late rather than lost, once, within
+// lateWindow of the mark.
 type Order struct {
-	// Out receives the events, in each group's order (called with Order's
-	// lock held, so that two callers never interleave a group).
+	// Out receives the events, in each group's order: a group's events go
+	// out one call after another, never two at once, but Out is called
+	// without Order's lock, so that a slow group holds up no other.
 	Out func(ctx context.Context, events []store.Event)
 	// Changes reads a group's events after seq, oldest first (nil: a gap
 	// is skipped after Wait).
@@ -54,12 +65,39 @@ type Order struct {
 	groups map[string]*groupOrder
 }
 
-// groupOrder is one group's mark and the events waiting beyond it.
+// groupOrder is one group's mark, the events waiting beyond it and those
+// on their way out.
 type groupOrder struct {
 	mark    int64
+	passed  uint64 // bit i: event mark-i was passed on
 	pending map[int64]store.Event
 	since   time.Time // when the oldest pending event started waiting
+	due     bool      // too much waits: read the gap at the next Fill
 	used    time.Time
+	queue   []store.Event // passed on, not yet given to Out
+	sending bool          // a caller is giving the queue to Out
+}
+
+// advance moves the mark to seq (above it), marking seq as passed on.
+func (g *groupOrder) advance(seq int64) {
+	if d := seq - g.mark; d >= lateWindow {
+		g.passed = 0
+	} else {
+		g.passed <<= uint(d)
+	}
+	g.passed |= 1
+	g.mark = seq
+}
+
+// late reports whether seq, at or below the mark, was never passed on and
+// is close enough to be, and marks it passed.
+func (g *groupOrder) late(seq int64) bool {
+	i := g.mark - seq
+	if i < 0 || i >= lateWindow || g.passed&(1<<uint(i)) != 0 {
+		return false
+	}
+	g.passed |= 1 << uint(i)
+	return true
 }
 
 func (o *Order) now() time.Time {
@@ -87,12 +125,11 @@ func orDefault(n, def int) int {
 // waited for it), keeps what is beyond, and drops repeats.
 func (o *Order) Take(ctx context.Context, events []store.Event) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.groups == nil {
 		o.groups = map[string]*groupOrder{}
 	}
 	now := o.now()
-	var out, full []store.Event
+	var out []store.Event
 	for _, ev := range events {
 		g := o.groups[ev.GroupID]
 		if g == nil {
@@ -105,10 +142,12 @@ func (o *Order) Take(ctx context.Context, events []store.Event) {
 		g.used = now
 		switch {
 		case ev.Seq <= g.mark:
-			// a repeat
+			if g.late(ev.Seq) {
+				out = append(out, ev)
+			}
 		case ev.Seq == g.mark+1:
 			out = append(out, ev)
-			g.mark = ev.Seq
+			g.advance(ev.Seq)
 			out = g.drain(out)
 		default:
 			if g.pending == nil {
@@ -119,17 +158,40 @@ func (o *Order) Take(ctx context.Context, events []store.Event) {
 			}
 			g.pending[ev.Seq] = ev
 			if len(g.pending) > orDefault(o.MaxPending, DefaultOrderPending) {
-				full = append(full, ev)
+				g.due = true // too much waits: read the gap at once
 			}
 		}
 	}
-	if len(out) > 0 {
-		o.Out(ctx, out)
+	o.emitLocked(ctx, out)
+}
+
+// emitLocked gives out to Out, each group's events in order, without
+// holding o.mu while Out runs: a group's events join its queue, and the
+// caller that finds nobody sending it sends it until it is empty. o.mu is
+// held on entry and released on return.
+func (o *Order) emitLocked(ctx context.Context, out []store.Event) {
+	var mine []*groupOrder
+	for _, ev := range out {
+		g := o.groups[ev.GroupID]
+		g.queue = append(g.queue, ev)
+		if !g.sending {
+			g.sending = true
+			mine = append(mine, g)
+		}
 	}
-	if len(full) > 0 {
-		// Too much waits: make it due now.
-		for _, ev := range full {
-			o.groups[ev.GroupID].since = time.Time{}
+	o.mu.Unlock()
+	for _, g := range mine {
+		for {
+			o.mu.Lock()
+			batch := g.queue
+			g.queue = nil
+			if len(batch) == 0 {
+				g.sending = false
+				o.mu.Unlock()
+				break
+			}
+			o.mu.Unlock()
+			o.Out(ctx, batch)
 		}
 	}
 }
@@ -143,7 +205,7 @@ func (g *groupOrder) drain(out []store.Event) []store.Event {
 		}
 		delete(g.pending, ev.Seq)
 		out = append(out, ev)
-		g.mark = ev.Seq
+		g.advance(ev.Seq)
 	}
 	for seq := range g.pending {
 		if seq <= g.mark {
@@ -160,8 +222,13 @@ func (o *Order) prune(now time.Time, all bool) {
 	if idle <= 0 {
 		idle = DefaultOrderIdle
 	}
+	if all {
+		// Even then, a group that had an event within pruneAfter keeps its
+		// mark: its repeats may still come.
+		idle = min(idle, pruneAfter)
+	}
 	for id, g := range o.groups {
-		if len(g.pending) == 0 && (all || now.Sub(g.used) >= idle) {
+		if len(g.pending) == 0 && len(g.queue) == 0 && !g.sending && now.Sub(g.used) >= idle {
 			delete(o.groups, id)
 		}
 	}
@@ -176,7 +243,7 @@ func (o *Order) Fill(ctx context.Context) {
 	o.prune(now, false)
 	due := map[string]int64{}
 	for id, g := range o.groups {
-		if len(g.pending) > 0 && now.Sub(g.since) >= o.wait() {
+		if len(g.pending) > 0 && (g.due || now.Sub(g.since) >= o.wait()) {
 			due[id] = g.mark
 		}
 	}
@@ -202,9 +269,9 @@ func (o *Order) Fill(ctx context.Context) {
 // fill passes on what the table had after the group's mark and what waited.
 func (o *Order) fill(ctx context.Context, id string, read []store.Event, err error) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	g := o.groups[id]
 	if g == nil || len(g.pending) == 0 {
+		o.mu.Unlock()
 		return
 	}
 	now := o.now()
@@ -212,12 +279,19 @@ func (o *Order) fill(ctx context.Context, id string, read []store.Event, err err
 	for _, ev := range read {
 		if ev.Seq == g.mark+1 {
 			out = append(out, ev)
-			g.mark = ev.Seq
+			g.advance(ev.Seq)
 		}
 	}
 	out = g.drain(out)
+	if len(out) > 0 && len(g.pending) > 0 {
+		// The gap that waited longest is filled; what still waits waits
+		// from now.
+		g.since = now
+	}
+	g.due = len(g.pending) > orDefault(o.MaxPending, DefaultOrderPending)
 	if len(g.pending) > 0 && (o.Changes == nil || now.Sub(g.since) >= gapGiveUp*o.wait()) {
-		// The gap cannot be read: pass on what waited rather than stall.
+		// The gap cannot be read: pass on what waited rather than stall (a
+		// missing event that still comes is passed on late).
 		if o.Log != nil {
 			o.Log.Warn("live updates: a gap in a group's events could not be read from the table; skipped", "group", id, "after", g.mark, "err", err)
 		}
@@ -228,13 +302,12 @@ func (o *Order) fill(ctx context.Context, id string, read []store.Event, err err
 		sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
 		for _, seq := range seqs {
 			out = append(out, g.pending[seq])
-			g.mark = seq
+			g.advance(seq)
 		}
 		clear(g.pending)
+		g.due = false
 	}
-	if len(out) > 0 {
-		o.Out(ctx, out)
-	}
+	o.emitLocked(ctx, out)
 }
 
 // ChangesStore reads a group's activity log; *store.Store implements it.

@@ -36,10 +36,12 @@ func TestOrderPassesEachGroupInSequenceOnce(t *testing.T) {
 	ctx := context.Background()
 	o.Take(ctx, evs("g", 5))
 	o.Take(ctx, evs("g", 7, 5, 4))
-	require.Equal(t, []int64{5}, seqsOf(got), "7 waits for 6; 5 and 4 are at or below the mark")
+	require.Equal(t, []int64{5, 4}, seqsOf(got), "7 waits for 6; 5 is a repeat; 4, older than the first seen, comes late")
+	o.Take(ctx, evs("g", 4, 5))
+	require.Equal(t, []int64{5, 4}, seqsOf(got), "late ones are passed on once")
 	o.Take(ctx, evs("h", 5))
 	o.Take(ctx, evs("g", 6, 7, 8))
-	require.Equal(t, []int64{5, 5, 6, 7, 8}, seqsOf(got))
+	require.Equal(t, []int64{5, 4, 5, 6, 7, 8}, seqsOf(got))
 }
 
 // TestOrderStaysBounded: idle groups are forgotten, too many groups make
@@ -56,14 +58,17 @@ func TestOrderStaysBounded(t *testing.T) {
 	o.Take(ctx, evs("a", 1))
 	o.Take(ctx, evs("b", 1))
 	o.Take(ctx, evs("c", 1))
-	require.Len(t, o.groups, 1, "past MaxGroups the idle groups are forgotten")
+	require.Len(t, o.groups, 3, "past MaxGroups, groups with an event in the last minute keep their marks")
+	clock.Add(pruneAfter)
+	o.Take(ctx, evs("e", 1))
+	require.Len(t, o.groups, 1, "past MaxGroups the groups idle for a minute are forgotten")
 	clock.Add(DefaultOrderIdle)
 	o.Fill(ctx)
 	require.Empty(t, o.groups, "idle groups are forgotten")
 	o.Take(ctx, evs("d", 1))
 	o.Take(ctx, evs("d", 4, 5, 6))
 	o.Fill(ctx)
-	require.Equal(t, []int64{1, 1, 1, 1, 2, 3, 4, 5, 6}, seqsOf(got), "past MaxPending the gap is read at once")
+	require.Equal(t, []int64{1, 1, 1, 1, 1, 2, 3, 4, 5, 6}, seqsOf(got), "past MaxPending the gap is read at once")
 }
 
 // TestTableChangesReadsTheLogAfterTheMark: the gap reader on the real
