@@ -101,13 +101,15 @@ func (a *Authenticator) Authenticate(ctx context.Context, header string) (Identi
 func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		values := r.Header.Values("Authorization")
+		// The check keeps the header's value, not the request: a WebSocket's
+		// context outlives its handshake, and should not hold its headers.
+		headers, header := len(r.Header.Values("Authorization")), r.Header.Get("Authorization")
 		check := func() (Identity, error) {
 			// Two headers (e.g. one added by a proxy) are ambiguous: refuse to pick one.
-			if len(values) > 1 {
+			if headers > 1 {
 				return Identity{}, &authError{ErrAuthorizationHeader, "send a single Authorization header"}
 			}
-			return a.Authenticate(ctx, r.Header.Get("Authorization"))
+			return a.Authenticate(ctx, header)
 		}
 		next.ServeHTTP(w, r.WithContext(withPendingCheck(ctx, check)))
 	})

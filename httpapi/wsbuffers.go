@@ -37,11 +37,16 @@ var wsFramePool = sync.Pool{New: func() any { b := make([]byte, 0, 2<<10); retur
 var wsMessagePool = sync.Pool{New: func() any { b := make([]byte, 0, 1<<10); return &b }}
 
 // lightBuffers hands the WebSocket our buffers when it takes the
-// connection over.
-type lightBuffers struct{ http.ResponseWriter }
+// connection over, and keeps the connection and its read buffer for the
+// idle reader's wait (waitReadable).
+type lightBuffers struct {
+	http.ResponseWriter
+	conn net.Conn
+	br   *bufio.Reader
+}
 
 // Hijack takes the connection over, keeping none of net/http's buffers.
-func (w lightBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (w *lightBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
@@ -62,6 +67,7 @@ func (w lightBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		}
 	}
 	fw := &frameWriter{conn: conn}
+	w.conn, w.br = conn, br
 	return conn, bufio.NewReadWriter(br, bufio.NewWriterSize(fw, wsFrameWriterBuffer)), nil
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,13 +89,17 @@ func (t wsTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 	}
 	opts := t.l.accept.impl.AcceptOptions
 	opts.Subprotocols = []string{graphqlTransportWS}
-	ws, err := websocket.Accept(lightBuffers{w}, r, &opts)
+	lb := &lightBuffers{ResponseWriter: w}
+	ws, err := websocket.Accept(lb, r, &opts)
 	if err != nil {
 		return // Accept answered (403 for an origin CORS does not allow)
 	}
 	ws.SetReadLimit(t.l.limits.MaxMessageBytes)
 	ctx, cancel := context.WithCancelCause(r.Context())
-	c := &wsConn{t: t, ws: ws, exec: exec, ctx: ctx, cancel: cancel, headers: r.Header, subs: map[string]*wsSub{}}
+	c := &wsConn{t: t, ws: ws, exec: exec, ctx: ctx, cancel: cancel, subs: map[string]*wsSub{}}
+	if lb.br != nil {
+		c.br, c.waiter = lb.br, newReadWaiter(lb.conn)
+	}
 	c.alive.Store(time.Now().UnixNano())
 	if s, _ := r.Context().Value(socketKey{}).(*socket); s != nil {
 		s.set(c.closeWith, t.l.metrics.LiveConnectionOpened(transportName(r)))
@@ -159,13 +164,12 @@ type wsMessage struct {
 
 // wsConn is one graphql-transport-ws connection.
 type wsConn struct {
-	t       wsTransport
-	ws      *websocket.Conn
-	exec    graphql.GraphExecutor
-	ctx     context.Context // the connection's: its identity and live.Connection after init
-	cancel  context.CancelCauseFunc
-	headers http.Header
-	alive   atomic.Int64 // when the client last sent anything (Unix ns)
+	t      wsTransport
+	ws     *websocket.Conn
+	exec   graphql.GraphExecutor
+	ctx    context.Context // the connection's: its identity and live.Connection after init
+	cancel context.CancelCauseFunc
+	alive  atomic.Int64 // when the client last sent anything (Unix ns)
 
 	mu      sync.Mutex
 	out     []wsOut // for the writer, in order
@@ -177,6 +181,13 @@ type wsConn struct {
 	pinger  *time.Timer
 	writer  sync.WaitGroup
 	finish  func() // ends the connection once its reader is done (serve)
+
+	// The idle reader's wait (idleWait): the connection's read buffer and
+	// socket, and gate, which keeps the reader's look at the buffer apart
+	// from the close handshake's reads (the writer's ws.Close).
+	br     *bufio.Reader
+	waiter *readWaiter
+	gate   sync.Mutex
 }
 
 // wsOut is a message for the writer: bytes to send, or a subscription's
@@ -304,6 +315,7 @@ var errBadMessage = errors.New("not a graphql-transport-ws message")
 // the read, and an idle read holds nothing more.
 func (c *wsConn) readLoop() {
 	for {
+		c.idleWait()
 		m, err := c.read(context.Background())
 		if errors.Is(err, errBadMessage) {
 			c.closeWith(closeBadRequest, "invalid message")
@@ -333,6 +345,20 @@ func (c *wsConn) readLoop() {
 	}
 }
 
+// idleWait waits until the client has sent something, on a shallow stack
+// (see readWaiter), unless it is already buffered.
+func (c *wsConn) idleWait() {
+	if c.waiter == nil {
+		return
+	}
+	c.gate.Lock()
+	buffered := c.br.Buffered() > 0
+	c.gate.Unlock()
+	if !buffered {
+		c.waiter.wait()
+	}
+}
+
 // subscribe starts an operation.
 func (c *wsConn) subscribe(m wsMessage) {
 	c.mu.Lock()
@@ -351,7 +377,10 @@ func (c *wsConn) subscribe(m wsMessage) {
 	c.subs[m.ID] = s
 	c.mu.Unlock()
 
-	params := &graphql.RawParams{Headers: c.headers}
+	// No Headers: the handshake's are not kept by an idle connection, and
+	// nothing an operation runs reads them (its credentials came in
+	// connection_init).
+	params := &graphql.RawParams{}
 	if err := json.Unmarshal(m.Payload, params); err != nil {
 		s.refuse(gqlerror.List{{Message: "invalid json", Extensions: map[string]any{"code": errcode.ValidationFailed}}})
 		return
@@ -791,7 +820,9 @@ func (c *wsConn) writeLoop() {
 		c.mu.Unlock()
 		if closing != nil {
 			releaseOuts(out)
+			c.gate.Lock()
 			_ = c.ws.Close(websocket.StatusCode(closing.code), closing.reason)
+			c.gate.Unlock()
 			c.mu.Lock()
 			c.ended, c.writing = true, false
 			c.mu.Unlock()
