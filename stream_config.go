@@ -121,20 +121,22 @@ func startStream(ctx context.Context, cfg config, s *store.Store, log *slog.Logg
 		return nil, err
 	}
 	var readers []*live.LeasedTailer
-	leased := func(consumer string, lag time.Duration, handle func(ctx context.Context, records []live.Record) error) {
-		readers = append(readers, &live.LeasedTailer{API: streams, StreamARN: s.StreamARN, Leases: s, Owner: owner, Consumer: consumer,
-			Timeout: cfg.Stream.LeaseTimeout, Poll: cfg.StreamPoll, Log: log.With("consumer", consumer), CheckpointLag: lag, Handle: handle})
+	leased := func(consumer string, handle func(ctx context.Context, records []live.Record) error) *live.LeasedTailer {
+		t := &live.LeasedTailer{API: streams, StreamARN: s.StreamARN, Leases: s, Owner: owner, Consumer: consumer,
+			Timeout: cfg.Stream.LeaseTimeout, Poll: cfg.StreamPoll, Log: log.With("consumer", consumer), Handle: handle}
+		readers = append(readers, t)
+		return t
 	}
 	if publish {
-		leased(live.ConsumerPublisher, 0, d.PublishRecords)
+		leased(live.ConsumerPublisher, d.PublishRecords)
 	}
 	if n != nil {
-		leased(live.ConsumerNotifier, 0, func(ctx context.Context, records []live.Record) error {
+		notifier := leased(live.ConsumerNotifier, func(ctx context.Context, records []live.Record) error {
 			n.HandleRecords(ctx, records)
 			return nil
 		})
 		// Checkpoints wait for the batches to be sent, however long that takes.
-		readers[len(readers)-1].Unfinished = n.Unfinished
+		notifier.Unfinished = n.Unfinished
 	}
 	m.ObserveStream(nil, func() int {
 		held := 0

@@ -370,18 +370,7 @@ func (s *Subscription) dropper(reason error) func() {
 // HandleRecords publishes the activity events among stream records; it is
 // the Tailer's Handle.
 func (h *Hub) HandleRecords(ctx context.Context, records []Record) {
-	var events []store.Event
-	for _, r := range records {
-		ev, ok, err := store.EventFromImage(r.NewImage, r.OldImage)
-		if err != nil {
-			h.log.Error("live updates: undecodable event in the stream", "err", err)
-			continue
-		}
-		if ok {
-			events = append(events, ev)
-		}
-	}
-	if len(events) > 0 {
+	if events := EventsOf(records, false, h.log); len(events) > 0 {
 		h.Publish(ctx, events)
 	}
 }
