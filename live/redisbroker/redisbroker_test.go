@@ -74,7 +74,15 @@ func TestBrokerCarriesWatchedGroupsAndJoinsOnly(t *testing.T) {
 		joined,
 	}))
 	require.Eventually(t, func() bool { return len(in.seqs("g2")) == 1 }, 5*time.Second, 10*time.Millisecond)
-	require.Equal(t, []int64{2, 3}, in.seqs("g1")[before:])
+	// Probes of seq 1 still on their way may land after before was taken:
+	// what follows it, probes aside, is 2 then 3.
+	var after []int64
+	for _, seq := range in.seqs("g1")[before:] {
+		if seq != 1 {
+			after = append(after, seq)
+		}
+	}
+	require.Equal(t, []int64{2, 3}, after)
 	require.Equal(t, []int64{9}, in.seqs("g2"), "only the join, through the user's channel")
 	in.mu.Lock()
 	require.Equal(t, joined, in.events[len(in.events)-1], "an event arrives whole")
