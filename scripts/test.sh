@@ -20,4 +20,16 @@ port=$(scripts/dynamodb-local.sh start-memory "$pidfile")
 echo "DynamoDB Local (in memory) on port $port" >&2
 # GOTEST_FLAGS lets `make bench` run without the race detector; PACKAGES
 # narrows the run (`make fuzz` fuzzes one package at a time).
-DYNAMODB_ENDPOINT="http://127.0.0.1:$port" go test ${GOTEST_FLAGS--race -count=1} "$@" ${PACKAGES:-./...}
+# The output is kept in .local/test-output-<pid>.log and, when a test fails, its
+# failure lines are repeated last: a failing package prints every test's
+# logs, and CI shows only the end of what it printed.
+log="$ROOT/.local/test-output-$$.log"
+status=0
+DYNAMODB_ENDPOINT="http://127.0.0.1:$port" go test ${GOTEST_FLAGS--race -count=1} "$@" ${PACKAGES:-./...} 2>&1 | tee "$log" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "==== what failed (the whole output is in $log) ====" >&2
+  grep -n -E -A12 -- '^\s*--- FAIL|^panic:|^fatal error:|DATA RACE|^FAIL\s|\[build failed\]|test timed out' "$log" | grep -v 'INFO request' | head -150 >&2 || true
+else
+  rm -f "$log"
+fi
+exit "$status"
