@@ -244,7 +244,7 @@ func measureFanout(b *testing.B) (figures []benchFigure) {
 					Data struct{ GroupEvents struct{ Sequence int } }
 				}
 				if m.Type == "next" && json.Unmarshal(m.Payload, &p) == nil {
-					arrivals <- arrival{p.Data.GroupEvents.Sequence, time.Now()}
+					arrivals <- arrival{p.Data.GroupEvents.Sequence, m.At}
 				}
 			}
 		}()
