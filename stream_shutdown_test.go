@@ -50,9 +50,9 @@ func TestStartStreamReleasesItsLeasesOnShutdown(t *testing.T) {
 		}
 		return n
 	}
-	require.Eventually(t, func() bool { return held() > 0 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return held() > 0 }, 30*time.Second, 10*time.Millisecond)
 	cancel()
-	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
 	wait(wctx)
 	require.Zero(t, held(), "every lease released when wait returns")

@@ -189,13 +189,32 @@ func (t *LeasedTailer) releaseAll() {
 	held := t.held
 	t.held = map[string]*heldLease{}
 	t.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, h := range held {
 		h.cancel()
 		<-h.done
 		if _, err := t.Leases.ReleaseLease(ctx, h.lease); err != nil {
 			t.log().Warn("stream leases: could not release a lease at shutdown", "shard", h.lease.Shard, "err", err)
+		}
+	}
+	if t.arn == "" {
+		return
+	}
+	// A lease taken by the round that shutdown interrupted may be ours in
+	// the table though its answer never came back: give it up too, rather
+	// than leave it to time out.
+	leases, err := t.Leases.ListLeases(ctx, store.LeaseSet(store.StreamLabel(t.arn), t.Consumer))
+	if err != nil {
+		t.log().Warn("stream leases: could not list the leases at shutdown", "err", err)
+		return
+	}
+	for _, l := range leases {
+		if l.Owner != t.Owner {
+			continue
+		}
+		if _, err := t.Leases.ReleaseLease(ctx, l); err != nil && !errors.Is(err, store.ErrLeaseLost) {
+			t.log().Warn("stream leases: could not release a lease at shutdown", "shard", l.Shard, "err", err)
 		}
 	}
 }

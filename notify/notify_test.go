@@ -178,6 +178,7 @@ func userChat(id string) int64 {
 func TestFiftyExpensesThroughTwoInstances(t *testing.T) {
 	e := newEnv(t, 2, 2*time.Second)
 	g := e.group()
+	start := time.Now()
 	for i := range 50 {
 		users := []string{ann} // Telegram lets one private chat have about a message a second: few shares
 		if i < 5 {
@@ -188,7 +189,8 @@ func TestFiftyExpensesThroughTwoInstances(t *testing.T) {
 	}
 	e.eventually(func() bool { return strings.Count(strings.Join(e.to(chat), "\n"), "item-") >= 50 }, "every expense in the chat")
 	e.eventually(func() bool { return len(e.to(userChat(boris))) >= 5 && len(e.to(userChat(carla))) >= 5 }, "every share told")
-	time.Sleep(3 * time.Second) // a duplicate would come within a window
+	windows := int(time.Since(start)/(2*time.Second)) + 2 // a loaded machine writes the fifty more slowly
+	time.Sleep(3 * time.Second)                           // a duplicate would come within a window
 	all := strings.Join(e.to(chat), "\n")
 	for i := range 50 {
 		require.Equal(t, 1, strings.Count(all, fmt.Sprintf("item-%02d;", i)), "expense %d named once", i)
@@ -197,7 +199,8 @@ func TestFiftyExpensesThroughTwoInstances(t *testing.T) {
 	require.Len(t, e.to(userChat(carla)), 5)
 	require.Empty(t, e.to(userChat(ann)), "the author hears nothing of their own expense")
 	groupMessages := len(e.to(chat))
-	require.LessOrEqual(t, groupMessages, 12, "batched: about one message per window, never one per expense")
+	require.LessOrEqual(t, groupMessages, windows, "batched: at most one message per window")
+	require.Less(t, groupMessages, 25, "never one per expense")
 	require.Empty(t, e.bot.LimitViolations())
 	first := e.sentNow()[0]
 	require.Equal(t, []telegram.Button{{Text: "Open in Fracti", URL: "https://t.me/FractiBot/app?startapp=" + g.ID}}, first.Buttons)
