@@ -68,7 +68,11 @@ func (c *Chain) Down(down bool) { c.mu.Lock(); c.down = down; c.mu.Unlock() }
 func (c *Chain) Requests() int { c.mu.Lock(); defer c.mu.Unlock(); return c.requests }
 
 // APIKeys lists the X-API-Key headers received, one per request.
-func (c *Chain) APIKeys() []string { c.mu.Lock(); defer c.mu.Unlock(); return append([]string(nil), c.keys...) }
+func (c *Chain) APIKeys() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.keys...)
+}
 
 // HideUntil makes the transactions endpoint answer empty (not indexed) for
 // the hash until its ask number ask: HideUntil(h, 3) shows it at the third.
