@@ -21,7 +21,7 @@ import (
 const DefaultURL = "https://toncenter.com"
 
 // DefaultTimeout bounds one request to the API.
-const DefaultTimeout = 10 * time.Second
+const DefaultTimeout = 5 * time.Second
 
 // maxAnswer bounds what is read of one answer: one transaction is a few kB.
 const maxAnswer = 4 << 20
