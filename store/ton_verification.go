@@ -105,3 +105,6 @@ func (r *settlementRecord) verification() (*Verification, error) {
 func (st *Settlement) Reference() string {
 	return "fracti-" + strings.ReplaceAll(st.ID, "-", "")
 }
+
+// ReasonOrNil is the verification's reason, nil when it has none.
+func (v *Verification) ReasonOrNil() *string { return orNil(v.Reason) }
