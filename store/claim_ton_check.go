@@ -43,23 +43,33 @@ func (s *Store) ClaimTonCheck(ctx context.Context, st Settlement, next time.Time
 		values[k] = v
 	}
 	values[":vOne"] = number(1)
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       tableKey(groupPK(st.GroupID), settlementSK(formatTime(st.CreatedAt), st.ID)),
-		UpdateExpression:          aws.String("SET " + set + ", " + attrVerifyAttempts + " = :vSeen + :vOne"),
-		ConditionExpression:       aws.String(checkUnchanged(st.Verification.Attempts)),
-		ExpressionAttributeValues: values,
-	})
-	var ccf *types.ConditionalCheckFailedException
-	switch {
-	case errors.As(err, &ccf):
-		return st, false, nil
-	case err != nil:
-		return st, false, fmt.Errorf("claim TON check of settlement %s: %w", st.ID, err)
+	if ok, err := s.updateCheck(ctx, st, "SET "+set+", "+attrVerifyAttempts+" = :vSeen + :vOne", values); !ok || err != nil {
+		return st, false, err
 	}
 	v := *st.Verification
 	v.Attempts++
 	v.NextAt = next.UTC().Truncate(time.Millisecond)
 	st.Verification = &v
 	return st, true, nil
+}
+
+// updateCheck applies update to st's settlement item on condition that its
+// verification is still the attempt st has (checkUnchanged); false when it
+// is not.
+func (s *Store) updateCheck(ctx context.Context, st Settlement, update string, values map[string]types.AttributeValue) (bool, error) {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       tableKey(groupPK(st.GroupID), settlementSK(formatTime(st.CreatedAt), st.ID)),
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String(checkUnchanged(st.Verification.Attempts)),
+		ExpressionAttributeValues: values,
+	})
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("TON check of settlement %s: %w", st.ID, err)
+	}
+	return true, nil
 }

@@ -2,13 +2,8 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // RecordTonCheck writes what a claimed check (ClaimTonCheck) found short of
@@ -29,19 +24,8 @@ func (s *Store) RecordTonCheck(ctx context.Context, st Settlement, state Verific
 	if state == VerificationFailed {
 		update += " REMOVE " + attrVerifyNext + ", " + attrGSI1PK + ", " + attrGSI1SK
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       tableKey(groupPK(st.GroupID), settlementSK(formatTime(st.CreatedAt), st.ID)),
-		UpdateExpression:          aws.String(update),
-		ConditionExpression:       aws.String(checkUnchanged(st.Verification.Attempts)),
-		ExpressionAttributeValues: values,
-	})
-	var ccf *types.ConditionalCheckFailedException
-	switch {
-	case errors.As(err, &ccf):
-		return st, false, nil
-	case err != nil:
-		return st, false, fmt.Errorf("record TON check of settlement %s: %w", st.ID, err)
+	if ok, err := s.updateCheck(ctx, st, update, values); !ok || err != nil {
+		return st, false, err
 	}
 	v := *st.Verification
 	v.State, v.Reason, v.CheckedAt = state, reason, &now
