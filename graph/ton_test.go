@@ -78,6 +78,28 @@ func TestPaymentLink(t *testing.T) {
 	usd := settleIn(t, alice, group, "222", "1.00", "USD")
 	alice.Must(&out, `query($id: ID!) { settlement(id: $id) { paymentLink } }`, "id", usd.ID)
 	require.Nil(t, out.Settlement.PaymentLink, "not a TON settlement")
+
+	// In the group's list too, for each settlement.
+	var list struct {
+		Group struct {
+			Settlements struct {
+				Nodes []struct {
+					ID           string
+					PaymentLink  *string
+					Verification *struct{ State string }
+				}
+			}
+		}
+	}
+	alice.Must(&list, `query($g: ID!) { group(id: $g) { settlements { nodes { id paymentLink verification { state } } } } }`, "g", group)
+	links := map[string]*string{}
+	for _, n := range list.Group.Settlements.Nodes {
+		links[n.ID] = n.PaymentLink
+		require.Nil(t, n.Verification)
+	}
+	require.Len(t, links, 3)
+	require.Equal(t, st.PaymentLink, *links[st.ID])
+	require.Nil(t, links[usd.ID])
 }
 
 func TestSubmitSettlementTransaction(t *testing.T) {
