@@ -315,3 +315,20 @@ func TestTwoInstancesCompleteOnce(t *testing.T) {
 	}
 	require.Equal(t, len(sts), completed)
 }
+
+func TestCompletedByHandEndsTheCheck(t *testing.T) {
+	w := newWorld(t)
+	st := w.submit(1_000_000_000, tonapi.Hash{9}) // not on the chain yet
+	completed := store.SettlementCompleted
+	_, err := w.s.UpdateSettlement(ctx, st, store.SettlementChange{Status: &completed}, "2")
+	require.NoError(t, err)
+
+	run, err := w.verifier(w.s).RunDue(ctx)
+	require.NoError(t, err)
+	require.Equal(t, tonverify.Run{Due: 1, Failed: 1}, run)
+	got := w.get(st.ID)
+	require.Equal(t, store.SettlementCompleted, got.Status)
+	require.Equal(t, "the settlement was already marked COMPLETED by hand", got.Verification.Reason)
+	require.Zero(t, w.chain.Requests(), "nothing left to ask the chain")
+	require.Equal(t, map[string]string{"1": "1.000000000", "2": "-1.000000000"}, w.nets())
+}
