@@ -134,14 +134,33 @@ func (v *Verifier) Check(ctx context.Context, st store.Settlement) (store.Settle
 	switch {
 	case errors.Is(err, store.ErrTonPaymentUsed):
 		return v.fail(ctx, st, "this payment already completed another settlement")
-	case errors.Is(err, store.ErrConflict):
-		// Changed meanwhile (completed by hand, or by another checker):
-		// the next check, if any, sees how.
-		return st, nil
+	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrTooManyCurrencies):
+		// Refused: changed meanwhile (completed by hand: the next check
+		// sees it final; by another checker: the verification moved on
+		// and this record does nothing), or it cannot take the payment (a
+		// member has left). It waits and gives up like a payment not
+		// indexed yet, rather than being checked again for ever.
+		reason := "the settlement cannot complete: " + refusal(err)
+		if late {
+			return v.fail(ctx, st, "gave up: "+reason)
+		}
+		return v.record(ctx, st, store.VerificationPending, reason+"; checking again")
 	case err != nil:
 		return st, err
 	}
 	return done, nil
+}
+
+// refusal is why the store refused a completion, as the payer reads it:
+// the message without the operation's and the error kind's prefixes.
+func refusal(err error) string {
+	msg := err.Error()
+	for _, kind := range []error{store.ErrConflict, store.ErrTooManyCurrencies} {
+		if _, after, ok := strings.Cut(msg, kind.Error()+": "); ok {
+			return after
+		}
+	}
+	return msg
 }
 
 // want is the payment st asks for, or the reason there can be none.

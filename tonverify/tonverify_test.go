@@ -332,3 +332,35 @@ func TestCompletedByHandEndsTheCheck(t *testing.T) {
 	require.Zero(t, w.chain.Requests(), "nothing left to ask the chain")
 	require.Equal(t, map[string]string{"1": "1.000000000", "2": "-1.000000000"}, w.nets())
 }
+
+// A payment the chain shows but the settlement cannot take (its recipient
+// left the group meanwhile) is no endless loop of checks: the reason is
+// shown while it waits, and it gives up like any other.
+func TestRefusedCompletionGivesUp(t *testing.T) {
+	w := newWorld(t)
+	st := w.submit(1_000_000_000, tonapi.Hash{})
+	payerTx, _ := w.pay(st, nil)
+	st, err := w.s.SubmitSettlementTx(ctx, w.get(st.ID), payerTx.Hex())
+	require.NoError(t, err)
+	_, err = w.s.LeaveGroup(ctx, w.g.ID, "2")
+	require.NoError(t, err)
+
+	v := w.verifier(w.s)
+	st, err = v.Check(ctx, st)
+	require.NoError(t, err)
+	require.Equal(t, store.VerificationPending, st.Verification.State)
+	require.Equal(t, "the settlement cannot complete: one of the two members has left the group, so the settlement cannot complete; checking again", st.Verification.Reason)
+	for range 40 {
+		w.clock.Add(time.Minute)
+		_, err := v.RunDue(ctx)
+		require.NoError(t, err)
+	}
+	got := w.get(st.ID)
+	require.Equal(t, store.VerificationFailed, got.Verification.State)
+	require.Equal(t, "gave up: the settlement cannot complete: one of the two members has left the group, so the settlement cannot complete", got.Verification.Reason)
+	require.Equal(t, store.SettlementSent, got.Status)
+	require.Empty(t, w.nets())
+	due, err := w.s.DueTonChecks(ctx, w.clock.Now().Add(time.Hour), 10)
+	require.NoError(t, err)
+	require.Empty(t, due, "no check is left to make")
+}
