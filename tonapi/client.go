@@ -133,7 +133,7 @@ func (c *Client) TransactionByHash(ctx context.Context, h Hash) (Transactions, e
 // TransactionByInMessage asks for the transaction that received the
 // message with the hash: the recipient's side of a transfer.
 func (c *Client) TransactionByInMessage(ctx context.Context, msg Hash) (Transactions, error) {
-	return c.get(ctx, "/api/v3/transactionsByMessage", url.Values{"msg_hash": {msg.Hex()}, "direction": {"in"}, "limit": {"1"}})
+	return c.get(ctx, "/api/v3/transactionsByMessage", url.Values{"msg_hash": {msg.Hex()}, "direction": {"in"}})
 }
 
 func (c *Client) get(ctx context.Context, path string, q url.Values) (Transactions, error) {

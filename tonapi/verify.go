@@ -78,10 +78,9 @@ func (c *Client) Verify(ctx context.Context, tx Hash, want Want) (Result, error)
 		if err != nil {
 			return Result{}, err
 		}
-		if len(got.Transactions) == 0 {
+		if recipientTx = received(got.Transactions, transfer); recipientTx == nil {
 			return Result{State: Pending, Reason: "the recipient's side of the transfer is not on the chain yet", Transfer: transfer}, nil
 		}
-		recipientTx = &got.Transactions[0]
 	}
 	if refused(recipientTx) {
 		return Result{State: Failed, Reason: "the recipient's wallet refused the transfer: it bounced and the coins went back to the payer", Transfer: transfer}, nil
@@ -94,6 +93,21 @@ func find(txs []Transaction, h Hash) *Transaction {
 	for i := range txs {
 		if got, err := ParseHash(txs[i].Hash); err == nil && got == h {
 			return &txs[i]
+		}
+	}
+	return nil
+}
+
+// received is the transaction, among an answer's, whose incoming message
+// is the transfer: the recipient's side. Not simply the first: an answer
+// naming the message may also hold the payer's transaction (the message
+// among its out_msgs), which shows no bounce.
+func received(txs []Transaction, transfer Hash) *Transaction {
+	for i := range txs {
+		if in := txs[i].InMsg; in != nil {
+			if got, err := ParseHash(in.Hash); err == nil && got == transfer {
+				return &txs[i]
+			}
 		}
 	}
 	return nil

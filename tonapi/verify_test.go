@@ -124,7 +124,7 @@ func TestVerifyRecordedAnswers(t *testing.T) {
 			if got.State != tt.state || !strings.Contains(got.Reason, tt.reason) {
 				t.Fatalf("got %v %q, want %v %q", got.State, got.Reason, tt.state, tt.reason)
 			}
-			if tt.state == Verified && got.Transfer.Hex() == "" {
+			if tt.state == Verified && got.Transfer.IsZero() {
 				t.Fatal("no transfer hash")
 			}
 		})
@@ -230,5 +230,51 @@ func TestClientSendsKeyAndReportsOutages(t *testing.T) {
 	defer close(blocked)
 	if _, err := New(slow.URL, "", 50*time.Millisecond).TransactionByHash(context.Background(), Hash{}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("slow: %v", err)
+	}
+}
+
+// An API that ignores direction=in answers the transfer's message with
+// both sides' transactions, the payer's (the message is among its
+// out_msgs) first: the recipient's side is the one that received it, so a
+// bounce there is still a bounce.
+func TestRecipientSideIsTheTransactionThatReceivedTheTransfer(t *testing.T) {
+	var both Transactions
+	for _, name := range []string{"payer_tx.json", "recipient_bounced.json"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a Transactions
+		if err := json.Unmarshal(b, &a); err != nil {
+			t.Fatal(err)
+		}
+		both.Transactions = append(both.Transactions, a.Transactions...)
+	}
+	payerTx, _ := ParseHash(both.Transactions[0].Hash)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		answer := both
+		if r.URL.Path == "/api/v3/transactions" {
+			answer.Transactions = answer.Transactions[:1]
+		}
+		_ = json.NewEncoder(w).Encode(answer)
+	}))
+	defer srv.Close()
+	w := Want{From: account(t, payerRaw), To: account(t, recipRaw), Nanotons: big.NewInt(500000000), Comment: reference}
+	got, err := New(srv.URL, "", time.Second).Verify(context.Background(), payerTx, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != Failed || !strings.Contains(got.Reason, "bounced") {
+		t.Fatalf("got %v %q, want the bounce", got.State, got.Reason)
+	}
+
+	// Only the payer's side answered: the recipient's is not indexed yet.
+	srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		answer := both
+		answer.Transactions = answer.Transactions[:1]
+		_ = json.NewEncoder(rw).Encode(answer)
+	})
+	if got, err = New(srv.URL, "", time.Second).Verify(context.Background(), payerTx, w); err != nil || got.State != Pending {
+		t.Fatalf("got %v %q %v, want pending", got.State, got.Reason, err)
 	}
 }
