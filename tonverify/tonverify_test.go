@@ -96,6 +96,20 @@ func (w *world) get(id string) store.Settlement {
 	return *got[0]
 }
 
+// pastGiveUp runs the job every minute for 40 minutes (past the give-up
+// time) and returns the settlement, which no check is left for.
+func (w *world) pastGiveUp(v *tonverify.Verifier, id string) store.Settlement {
+	for range 40 {
+		w.clock.Add(time.Minute)
+		_, err := v.RunDue(ctx)
+		require.NoError(w.t, err)
+	}
+	due, err := w.s.DueTonChecks(ctx, w.clock.Now().Add(time.Hour), 10)
+	require.NoError(w.t, err)
+	require.Empty(w.t, due, "no check is left to make")
+	return w.get(id)
+}
+
 // nets is the group's TON nets.
 func (w *world) nets() map[string]string {
 	gb, err := w.s.GetBalances(ctx, []string{w.g.ID})
@@ -251,18 +265,10 @@ func TestUnreachableAPIStaysPendingThenGivesUp(t *testing.T) {
 	require.Equal(t, "the TON API did not answer; checking again", st.Verification.Reason)
 
 	w.chain.Down(false) // up again, but the transaction never shows
-	for range 40 {
-		w.clock.Add(time.Minute)
-		_, err := v.RunDue(ctx)
-		require.NoError(t, err)
-	}
-	got := w.get(st.ID)
+	got := w.pastGiveUp(v, st.ID)
 	require.Equal(t, store.VerificationFailed, got.Verification.State)
 	require.Contains(t, got.Verification.Reason, "gave up: the transaction is not on the chain yet (or not indexed yet) 30m0s after it was submitted")
 	require.Equal(t, store.SettlementSent, got.Status)
-	due, err := w.s.DueTonChecks(ctx, w.clock.Now().Add(time.Hour), 10)
-	require.NoError(t, err)
-	require.Empty(t, due)
 }
 
 func TestTwoInstancesCompleteOnce(t *testing.T) {
@@ -350,17 +356,9 @@ func TestRefusedCompletionGivesUp(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, store.VerificationPending, st.Verification.State)
 	require.Equal(t, "the settlement cannot complete: one of the two members has left the group, so the settlement cannot complete; checking again", st.Verification.Reason)
-	for range 40 {
-		w.clock.Add(time.Minute)
-		_, err := v.RunDue(ctx)
-		require.NoError(t, err)
-	}
-	got := w.get(st.ID)
+	got := w.pastGiveUp(v, st.ID)
 	require.Equal(t, store.VerificationFailed, got.Verification.State)
 	require.Equal(t, "gave up: the settlement cannot complete: one of the two members has left the group, so the settlement cannot complete", got.Verification.Reason)
 	require.Equal(t, store.SettlementSent, got.Status)
 	require.Empty(t, w.nets())
-	due, err := w.s.DueTonChecks(ctx, w.clock.Now().Add(time.Hour), 10)
-	require.NoError(t, err)
-	require.Empty(t, due, "no check is left to make")
 }
