@@ -43,6 +43,7 @@ type Chain struct {
 	byMessage map[tonapi.Hash]map[string]any // by the hash of its incoming message
 	hidden    map[tonapi.Hash]int            // asks of a hash answered empty before it shows
 	asks      map[tonapi.Hash]int
+	transfer  map[tonapi.Hash]tonapi.Hash // the transfer message a recipient's transaction received
 	down      bool
 	n         int
 	requests  int
@@ -52,7 +53,7 @@ type Chain struct {
 // New starts the fake API; it stops when the test ends.
 func New(t testing.TB) *Chain {
 	c := &Chain{t: t, byHash: map[tonapi.Hash]map[string]any{}, byMessage: map[tonapi.Hash]map[string]any{},
-		hidden: map[tonapi.Hash]int{}, asks: map[tonapi.Hash]int{}}
+		hidden: map[tonapi.Hash]int{}, asks: map[tonapi.Hash]int{}, transfer: map[tonapi.Hash]tonapi.Hash{}}
 	c.srv = httptest.NewServer(http.HandlerFunc(c.serve))
 	t.Cleanup(c.srv.Close)
 	return c
@@ -77,6 +78,15 @@ func (c *Chain) APIKeys() []string {
 // HideUntil makes the transactions endpoint answer empty (not indexed) for
 // the hash until its ask number ask: HideUntil(h, 3) shows it at the third.
 func (c *Chain) HideUntil(h tonapi.Hash, ask int) { c.mu.Lock(); c.hidden[h] = ask - 1; c.mu.Unlock() }
+
+// HideRecipientUntil makes the recipient's transaction recipientTx (of a
+// Pay) not indexed yet until the ask number ask, by its hash and by its
+// transfer message's: the payer's side shows first, as on the chain.
+func (c *Chain) HideRecipientUntil(recipientTx tonapi.Hash, ask int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.hidden[recipientTx], c.hidden[c.transfer[recipientTx]] = ask-1, ask-1
+}
 
 // Pay puts a transfer on the chain: the payer's wallet transaction (an
 // external order with the transfer in out_msgs) and the recipient's (the
@@ -119,6 +129,7 @@ func (c *Chain) Pay(p Payment) (payerTx, recipientTx tonapi.Hash) {
 	recipient["address_book"] = book(p.From, p.To)
 
 	c.byHash[payerTx], c.byHash[recipientTx], c.byMessage[transfer] = payer, recipient, recipient
+	c.transfer[recipientTx] = transfer
 	return payerTx, recipientTx
 }
 
@@ -152,7 +163,10 @@ func (c *Chain) serve(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, `{"error":"invalid msg_hash or direction"}`, http.StatusUnprocessableEntity)
 			return
 		}
-		answer = c.byMessage[h]
+		c.asks[h]++
+		if c.asks[h] > c.hidden[h] {
+			answer = c.byMessage[h]
+		}
 	default:
 		http.NotFound(w, r)
 		return
