@@ -89,6 +89,16 @@ func (w *world) pay(st store.Settlement, change func(*tontest.Payment)) (payerTx
 	return w.chain.Pay(p)
 }
 
+// paid records "1" paying "2" nanotons as TON, puts the payment (changed
+// by change, if any) on the chain, and submits the payer's transaction.
+func (w *world) paid(nanotons int64, change func(*tontest.Payment)) (st store.Settlement, payerTx, recipientTx tonapi.Hash) {
+	st = w.submit(nanotons, tonapi.Hash{})
+	payerTx, recipientTx = w.pay(st, change)
+	st, err := w.s.SubmitSettlementTx(ctx, w.get(st.ID), payerTx.Hex())
+	require.NoError(w.t, err)
+	return st, payerTx, recipientTx
+}
+
 func (w *world) get(id string) store.Settlement {
 	got, err := w.s.GetSettlements(ctx, []store.SettlementRef{{ID: id}})
 	require.NoError(w.t, err)
@@ -172,10 +182,7 @@ func TestMismatchesFailWithReasons(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
-			st := w.submit(1_500_000_000, tonapi.Hash{})
-			payerTx, _ := w.pay(st, tc.change)
-			st, err := w.s.SubmitSettlementTx(ctx, w.get(st.ID), payerTx.Hex())
-			require.NoError(t, err)
+			st, _, _ := w.paid(1_500_000_000, tc.change)
 			got, err := w.verifier(w.s).Check(ctx, st)
 			require.NoError(t, err)
 			require.Equal(t, store.VerificationFailed, got.Verification.State)
@@ -196,11 +203,8 @@ func TestMismatchesFailWithReasons(t *testing.T) {
 
 func TestReusedPaymentIsRefused(t *testing.T) {
 	w := newWorld(t)
-	first := w.submit(1_000_000_000, tonapi.Hash{})
-	payerTx, recipientTx := w.pay(first, nil)
-	first, err := w.s.SubmitSettlementTx(ctx, w.get(first.ID), payerTx.Hex())
-	require.NoError(t, err)
-	first, err = w.verifier(w.s).Check(ctx, first)
+	first, payerTx, recipientTx := w.paid(1_000_000_000, nil)
+	first, err := w.verifier(w.s).Check(ctx, first)
 	require.NoError(t, err)
 	require.Equal(t, store.SettlementCompleted, first.Status)
 
@@ -218,14 +222,11 @@ func TestReusedPaymentIsRefused(t *testing.T) {
 
 func TestTransactionIndexedAtTheThirdPollCompletes(t *testing.T) {
 	w := newWorld(t)
-	st := w.submit(2_000_000_000, tonapi.Hash{})
-	payerTx, _ := w.pay(st, nil)
+	st, payerTx, _ := w.paid(2_000_000_000, nil)
 	w.chain.HideUntil(payerTx, 3)
-	st, err := w.s.SubmitSettlementTx(ctx, w.get(st.ID), payerTx.Hex())
-	require.NoError(t, err)
 	v := w.verifier(w.s)
 
-	st, err = v.Check(ctx, st) // what submitSettlementTransaction tries at once
+	st, err := v.Check(ctx, st) // what submitSettlementTransaction tries at once
 	require.NoError(t, err)
 	require.Equal(t, store.VerificationPending, st.Verification.State)
 	require.Contains(t, st.Verification.Reason, "not on the chain yet")
@@ -275,10 +276,7 @@ func TestTwoInstancesCompleteOnce(t *testing.T) {
 	w := newWorld(t)
 	var sts []store.Settlement
 	for range 5 {
-		st := w.submit(1_000_000_000, tonapi.Hash{})
-		payerTx, _ := w.pay(st, nil)
-		st, err := w.s.SubmitSettlementTx(ctx, w.get(st.ID), payerTx.Hex())
-		require.NoError(t, err)
+		st, _, _ := w.paid(1_000_000_000, nil)
 		sts = append(sts, st)
 	}
 	// Two instances (their own stores and verifiers on the same table) run
@@ -348,11 +346,8 @@ func TestCompletedByHandEndsTheCheck(t *testing.T) {
 // shown while it waits, and it gives up like any other.
 func TestRefusedCompletionGivesUp(t *testing.T) {
 	w := newWorld(t)
-	st := w.submit(1_000_000_000, tonapi.Hash{})
-	payerTx, _ := w.pay(st, nil)
-	st, err := w.s.SubmitSettlementTx(ctx, w.get(st.ID), payerTx.Hex())
-	require.NoError(t, err)
-	_, err = w.s.LeaveGroup(ctx, w.g.ID, "2")
+	st, _, _ := w.paid(1_000_000_000, nil)
+	_, err := w.s.LeaveGroup(ctx, w.g.ID, "2")
 	require.NoError(t, err)
 
 	v := w.verifier(w.s)
@@ -371,13 +366,10 @@ func TestRefusedCompletionGivesUp(t *testing.T) {
 // waits for the recipient's side (whether it bounced) before completing.
 func TestRecipientSideIndexedLaterCompletes(t *testing.T) {
 	w := newWorld(t)
-	st := w.submit(1_000_000_000, tonapi.Hash{})
-	payerTx, recipientTx := w.pay(st, nil)
+	st, _, recipientTx := w.paid(1_000_000_000, nil)
 	w.chain.HideRecipientUntil(recipientTx, 2)
-	st, err := w.s.SubmitSettlementTx(ctx, w.get(st.ID), payerTx.Hex())
-	require.NoError(t, err)
 	v := w.verifier(w.s)
-	st, err = v.Check(ctx, st)
+	st, err := v.Check(ctx, st)
 	require.NoError(t, err)
 	require.Equal(t, store.VerificationPending, st.Verification.State)
 	require.Equal(t, "the recipient's side of the transfer is not on the chain yet; checking again", st.Verification.Reason)
