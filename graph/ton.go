@@ -6,6 +6,7 @@ import (
 
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
+	"github.com/fracti/api/ton"
 )
 
 // tonCode is the currency whose settlements are verified on chain.
@@ -16,6 +17,9 @@ const tonCode = "TON"
 // as the text comment the check looks for.
 func paymentLink(wallet string, st *store.Settlement) string {
 	q := url.Values{"amount": {st.Amount.Minor().String()}, "text": {st.Reference()}}
+	if form, err := ton.LinkForm(wallet); err == nil {
+		wallet = form // user-friendly and URL-safe, as wallets read links
+	}
 	return "ton://transfer/" + url.PathEscape(wallet) + "?" + q.Encode()
 }
 

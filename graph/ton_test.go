@@ -66,7 +66,7 @@ func mustAccount(t *testing.T, s string) ton.Account {
 }
 
 func TestPaymentLink(t *testing.T) {
-	_, _, group, alice, _, _ := tonGroup(t)
+	_, _, group, alice, bob, _ := tonGroup(t)
 	st := settleIn(t, alice, group, "222", "1.5", "TON")
 	require.Equal(t, "ton://transfer/"+bobWallet+"?amount=1500000000&text=fracti-"+strings.ReplaceAll(st.ID, "-", ""), st.PaymentLink)
 	require.Nil(t, st.Verification, "null until a transaction is submitted")
@@ -100,6 +100,11 @@ func TestPaymentLink(t *testing.T) {
 	require.Len(t, links, 3)
 	require.Equal(t, st.PaymentLink, *links[st.ID])
 	require.Nil(t, links[usd.ID])
+
+	// A wallet set in raw form is linked in the user-friendly form wallets read.
+	bob.Must(nil, `mutation($g: ID!, $w: String!) { updateWallet(groupId: $g, wallet: $w) { id } }`, "g", group, "w", mustAccount(t, bobWallet).String())
+	alice.Must(&out, `query($id: ID!) { settlement(id: $id) { paymentLink } }`, "id", st.ID)
+	require.Equal(t, "ton://transfer/"+mustAccount(t, bobWallet).Friendly(false)+"?amount=1500000000&text=fracti-"+strings.ReplaceAll(st.ID, "-", ""), *out.Settlement.PaymentLink)
 }
 
 func TestSubmitSettlementTransaction(t *testing.T) {

@@ -59,3 +59,19 @@ func (a Account) Friendly(bounceable bool) string {
 	b[34], b[35] = byte(c>>8), byte(c)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
+
+// LinkForm is addr as a ton://transfer link names it: user-friendly and
+// URL-safe. A raw address becomes the non-bounceable form (UQ…, as a wallet
+// shows its own address, and paid even before the wallet is deployed); a
+// user-friendly one keeps its flags, in the base64url alphabet. An address
+// ValidateAddress refuses is an error.
+func LinkForm(addr string) (string, error) {
+	a, err := ParseAccount(addr)
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(addr, ":") {
+		return a.Friendly(false), nil
+	}
+	return strings.NewReplacer("+", "-", "/", "_").Replace(addr), nil
+}

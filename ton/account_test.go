@@ -1,6 +1,9 @@
 package ton
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseAccountComparesForms(t *testing.T) {
 	// One wallet in every form an API or a user gives it (the friendly
@@ -36,5 +39,33 @@ func TestParseAccountComparesForms(t *testing.T) {
 	}
 	if _, err := ParseAccount("0:xyz"); err == nil {
 		t.Error("a bad address parsed")
+	}
+}
+
+func TestLinkForm(t *testing.T) {
+	raw := "0:83DFD552E63729B472FCBCC8C45EBCC6691702558B68EC7527E1BA403A0F31A8"
+	// An account whose user-friendly form has '-' and '_' in base64url,
+	// so '+' and '/' in standard base64.
+	var a Account
+	for i := range a.ID {
+		a.ID[i] = 0xfb
+	}
+	urlSafe := a.Friendly(true)
+	std := strings.NewReplacer("-", "+", "_", "/").Replace(urlSafe)
+	if std == urlSafe {
+		t.Fatalf("%s has no '-' or '_'", urlSafe)
+	}
+	for addr, want := range map[string]string{
+		raw: "UQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqEBI",
+		"EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N": "EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N",
+		std: urlSafe,
+	} {
+		got, err := LinkForm(addr)
+		if err != nil || got != want {
+			t.Errorf("%s: %s %v, want %s", addr, got, err, want)
+		}
+	}
+	if _, err := LinkForm("0:xyz"); err == nil {
+		t.Error("a bad address linked")
 	}
 }
