@@ -38,6 +38,7 @@ func loadRecurringConfig() (recurringConfig, error) {
 func startJobs(cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier) *schedule.Scheduler {
 	jobs := schedule.New(schedule.Options{Log: log, Observe: m.JobRun})
 	jobs.Register("recurring", cfg.Recurring.Interval, recurringJob(s, cfg.Recurring.CatchUp, log))
+	jobs.Register("ton-verify", cfg.TON.Interval, tonVerifyJob(cfg.TON.verifier(s, log), log))
 	if cfg.Notify.On && n != nil {
 		registerNotifyJobs(jobs, n, cfg.Notify.JobInterval, log)
 	}

@@ -103,6 +103,8 @@ type config struct {
 	Stream streamConfig
 	// GC: GOGC and GOMEMLIMIT (gc_config.go).
 	GC gcConfig
+	// TON: TON_API_URL, TON_API_KEY, TON_VERIFY_INTERVAL, TON_VERIFY_GIVE_UP (ton_config.go).
+	TON tonConfig
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -251,6 +253,9 @@ func loadConfig() (config, error) {
 		return c, err
 	}
 	if c.Stream, err = loadStreamConfig(); err != nil {
+		return c, err
+	}
+	if c.TON, err = loadTonConfig(); err != nil {
 		return c, err
 	}
 	legacyOpen, err := strconv.ParseBool(env("LEGACY_GROUPS_JOIN_BY_ID", "true"))
@@ -520,6 +525,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			Rates: cfg.Rates.service(s, log),
 			Bot:   bot, WebhookSecret: cfg.WebhookSecret,
 			Reminders: reminders(notifier),
+			TON:       cfg.TON.verifier(s, log),
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

@@ -99,6 +99,10 @@ func everyOperation(group, expense, deleted, settlement, invite, placeholder, to
 		{name: "updateGroup timeZone", query: `mutation($g: ID!) { updateGroup(id: $g, input: {expectedVersion: 1, timeZone: "Asia/Tokyo"}) { id } }`,
 			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "revokeAccessToken", query: `mutation($id: ID!) { revokeAccessToken(id: $id) }`, vars: []any{"id", token}, nonMember: "NOT_FOUND"},
+		{name: "settlement paymentLink and verification", query: `query($id: ID!) { settlement(id: $id) { paymentLink verification { state checkedAt reason attempts } } }`,
+			vars: []any{"id", settlement}, hidden: isNull("settlement")},
+		{name: "submitSettlementTransaction", query: `mutation($id: ID!) { submitSettlementTransaction(id: $id, txHash: "` + strings.Repeat("ab", 32) + `") { id } }`,
+			vars: []any{"id", settlement}, nonMember: "NOT_FOUND"},
 	}
 }
 

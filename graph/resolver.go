@@ -17,6 +17,7 @@ import (
 	"github.com/fracti/api/rates"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/telegram"
+	"github.com/fracti/api/tonverify"
 )
 
 // Resolver is the root of every resolver: each validates its input, checks
@@ -47,6 +48,9 @@ type Resolver struct {
 	Bot *telegram.Client
 	// Reminders sends remindDebtors' messages (nil: no bot configured).
 	Reminders Reminders
+	// TON checks TON payments on chain at submitSettlementTransaction (nil:
+	// submissions stay PENDING for a checker elsewhere).
+	TON *tonverify.Verifier
 }
 
 // Reminders reminds a group's debtors (notify.Notifier).

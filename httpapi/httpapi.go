@@ -28,6 +28,7 @@ import (
 	"github.com/fracti/api/rates"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/telegram"
+	"github.com/fracti/api/tonverify"
 	"github.com/rs/cors"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
@@ -107,6 +108,8 @@ type Config struct {
 	WebhookSecret string
 	// Reminders sends remindDebtors' messages (nil: no bot configured).
 	Reminders graph.Reminders
+	// TON checks TON payments on chain (submitSettlementTransaction).
+	TON *tonverify.Verifier
 }
 
 // DefaultTokenCacheTTL is how long access token lookups are remembered by default.
@@ -163,7 +166,7 @@ func New(cfg Config) http.Handler {
 	hooks := metricHooks(cfg.Metrics)
 	gql := graph.NewHandler(&graph.Resolver{
 		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter, Live: cfg.Live,
-		Rates: cfg.Rates, Bot: cfg.Bot, Reminders: cfg.Reminders,
+		Rates: cfg.Rates, Bot: cfg.Bot, Reminders: cfg.Reminders, TON: cfg.TON,
 	},
 		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls,
 			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions,

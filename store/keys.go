@@ -45,6 +45,8 @@ import (
 //	connected chat       CHAT#<chatId>       CHAT
 //	direct messages      USER#<userId>       DIRECT
 //	stream shard lease   LEASE#<streamLabel>#<consumer> SHARD#<shardId>
+//	TON check pending    the settlement's keys, and                           TONCHECK / <nextCheckAt>#<settlementId>
+//	TON payment record   TONTX#<hash>        TONTX
 //
 // A recurring expense (a series) is listed under DUE#<shard> in GSI1 only
 // while it is active (neither paused nor finished): the scheduler finds the
@@ -422,3 +424,26 @@ func directMessagesKey(userID string) map[string]types.AttributeValue {
 func leaseKey(stream, shardID string) (pk, sk string) {
 	return prefixLease + stream, prefixShard + shardID
 }
+
+// The keys of TON payments verified on chain (docs/ton.md). A settlement
+// whose verification is pending carries GSI1 keys TONCHECK /
+// <nextCheckAt>#<settlementId>, so that the checker finds what is due with
+// one Query (GSI1SK <= "<now>~"), never a Scan; they go when it is verified
+// or fails. A payment that completed a settlement is recorded as
+// TONTX#<transfer message hash, hex> / TONTX, written on condition that it
+// is absent in the completing transaction: one payment completes at most
+// one settlement.
+const (
+	tonCheckGSI1PK = "TONCHECK"
+	prefixTonTx    = "TONTX#"
+	skTonTx        = "TONTX"
+)
+
+// tonCheckGSI1SK orders a settlement awaiting verification by its next check.
+func tonCheckGSI1SK(nextAt, settlementID string) string { return nextAt + "#" + settlementID }
+
+// tonCheckUpTo is the upper bound (inclusive) of the GSI1SK of every check due at now.
+func tonCheckUpTo(now string) string { return now + "~" }
+
+// tonTxPK is the record of the payment with the transfer message hash.
+func tonTxPK(hash string) string { return prefixTonTx + hash }

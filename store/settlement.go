@@ -50,6 +50,9 @@ type Settlement struct {
 	ConfirmedBy string
 	// Settles is set when the settlement settles a balance in another currency.
 	Settles *SettledConversion
+	// Verification is the on-chain check of a TON payment; nil until the
+	// payer submits its transaction (submitSettlementTransaction).
+	Verification *Verification
 }
 
 // Currency is the currency of the settlement's amount.
@@ -83,6 +86,7 @@ type settlementRecord struct {
 	// FormatVersion is absent on settlements written before it (format 1).
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 	settledRecord
+	verificationRecord
 }
 
 func (st *Settlement) record() settlementRecord {
@@ -103,6 +107,7 @@ func (st *Settlement) record() settlementRecord {
 	if st.CompletedAt != nil {
 		r.CompletedAt = formatTime(*st.CompletedAt)
 	}
+	r.withVerification(st)
 	return r
 }
 
@@ -123,6 +128,9 @@ func (r *settlementRecord) settlement() (Settlement, error) {
 		CreatedBy: r.CreatedBy, ConfirmedBy: r.ConfirmedBy,
 	}
 	if st.Settles, err = r.settles(); err != nil {
+		return Settlement{}, fmt.Errorf("settlement %s: %w", r.ID, err)
+	}
+	if st.Verification, err = r.verification(); err != nil {
 		return Settlement{}, fmt.Errorf("settlement %s: %w", r.ID, err)
 	}
 	if r.CompletedAt != "" {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -47,6 +48,26 @@ var settlementUnchanged = condItemExists + " AND #status = :current"
 // that nobody has begun to claim it, and that the actor is a current member,
 // so that a claim racing the confirmation leaves it to the claimer.
 func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change SettlementChange, actor string) (Settlement, error) {
+	return s.updateSettlement(ctx, st, change, actor, settlementExtra{})
+}
+
+// settlementExtra is more that a change to a settlement writes in the same
+// transaction (the on-chain verification's state and its payment record):
+// more SET and REMOVE clauses and a condition on the settlement item, and
+// items after the others, whose refused condition is errExtraRefused.
+type settlementExtra struct {
+	set    []string
+	remove []string
+	cond   string
+	values map[string]types.AttributeValue
+	items  []types.TransactWriteItem
+	apply  func(*Settlement)
+}
+
+// errExtraRefused: the condition of one of a settlementExtra's items failed.
+var errExtraRefused = errors.New("a condition of the change's extra items failed")
+
+func (s *Store) updateSettlement(ctx context.Context, st Settlement, change SettlementChange, actor string, x settlementExtra) (Settlement, error) {
 	onBehalf := actor != st.FromUserID && actor != st.ToUserID
 	if onBehalf && (change.Status == nil || *change.Status != SettlementCompleted || change.TxHash != nil || !IsPlaceholderID(st.ToUserID)) {
 		return Settlement{}, fmt.Errorf("update settlement %s: %s is neither of its members, and may only complete a payment to a placeholder", st.ID, actor)
@@ -77,8 +98,22 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 		sets = append(sets, attrTxHash+" = :txHash")
 		values[":txHash"] = str(*change.TxHash)
 	}
-	if len(sets) == 0 {
+	if len(sets) == 0 && len(x.set) == 0 {
 		return st, nil
+	}
+	sets = append(sets, x.set...)
+	for k, v := range x.values {
+		values[k] = v
+	}
+	if x.cond != "" {
+		cond += " AND " + x.cond
+	}
+	if x.apply != nil {
+		x.apply(&updated)
+	}
+	update := "SET " + strings.Join(sets, ", ")
+	if len(x.remove) > 0 {
+		update += " REMOVE " + strings.Join(x.remove, ", ")
 	}
 	if onBehalf {
 		// Still to the placeholder: a claim that moved it meanwhile made the
@@ -89,7 +124,7 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 	items := []types.TransactWriteItem{{Update: &types.Update{
 		TableName:                 &s.table,
 		Key:                       tableKey(groupPK(st.GroupID), settlementSK(formatTime(st.CreatedAt), st.ID)),
-		UpdateExpression:          aws.String("SET " + strings.Join(sets, ", ")),
+		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeNames:  map[string]string{"#status": attrStatus},
 		ExpressionAttributeValues: values,
@@ -105,6 +140,8 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 		items = append(items, s.memberCheck(st.GroupID, st.ToUserID, placeholderUnclaimed))
 		placeholderAt = len(items)
 	}
+	extraFrom := len(items) + 1 // after the ledger and the items so far
+	items = append(items, x.items...)
 	ev := settlementEvent(settlementEventType(updated.Status, st.Status), &updated, actor, s.stamp(), SettlementChanges(&st, &updated))
 	err := s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		if completes {
@@ -115,6 +152,11 @@ func (s *Store) UpdateSettlement(ctx context.Context, st Settlement, change Sett
 		}
 		return items, nil
 	})
+	for i := range x.items {
+		if condFailedAt(err, extraFrom+i) {
+			return Settlement{}, errExtraRefused
+		}
+	}
 	switch {
 	case onBehalf && (condFailedAt(err, placeholderAt) || condFailedAt(err, 1)):
 		return Settlement{}, conflictf("the settlement changed meanwhile, or its recipient has joined and claimed the placeholder: only they confirm it now")

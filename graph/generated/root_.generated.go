@@ -280,32 +280,33 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddPlaceholderMember       func(childComplexity int, groupID string, name string) int
-		ClaimPlaceholder           func(childComplexity int, groupID string, placeholderID string) int
-		ConnectTelegramChat        func(childComplexity int, groupID string, chatID string) int
-		CreateAccessToken          func(childComplexity int, input model.CreateAccessTokenInput) int
-		CreateExpense              func(childComplexity int, input model.CreateExpenseInput) int
-		CreateGroup                func(childComplexity int, input model.CreateGroupInput) int
-		CreateInvite               func(childComplexity int, groupID string, input *model.CreateInviteInput) int
-		CreateRecurringExpense     func(childComplexity int, input model.CreateRecurringExpenseInput) int
-		CreateSettlement           func(childComplexity int, input model.CreateSettlementInput) int
-		DeleteExpense              func(childComplexity int, id string) int
-		DeleteRecurringExpense     func(childComplexity int, id string) int
-		DisconnectTelegramChat     func(childComplexity int, groupID string) int
-		JoinGroup                  func(childComplexity int, groupID *string, invite *string) int
-		LeaveGroup                 func(childComplexity int, groupID string) int
-		PauseRecurringExpense      func(childComplexity int, id string) int
-		RemindDebtors              func(childComplexity int, groupID string) int
-		RestoreExpense             func(childComplexity int, id string) int
-		ResumeRecurringExpense     func(childComplexity int, id string) int
-		RevokeAccessToken          func(childComplexity int, id string) int
-		RevokeInvite               func(childComplexity int, id string) int
-		UpdateExpense              func(childComplexity int, id string, input model.UpdateExpenseInput) int
-		UpdateGroup                func(childComplexity int, id string, input model.UpdateGroupInput) int
-		UpdateNotificationSettings func(childComplexity int, groupID string, input model.NotificationSettingsInput) int
-		UpdateRecurringExpense     func(childComplexity int, id string, input model.UpdateRecurringExpenseInput) int
-		UpdateSettlement           func(childComplexity int, id string, input model.UpdateSettlementInput) int
-		UpdateWallet               func(childComplexity int, groupID string, wallet string) int
+		AddPlaceholderMember        func(childComplexity int, groupID string, name string) int
+		ClaimPlaceholder            func(childComplexity int, groupID string, placeholderID string) int
+		ConnectTelegramChat         func(childComplexity int, groupID string, chatID string) int
+		CreateAccessToken           func(childComplexity int, input model.CreateAccessTokenInput) int
+		CreateExpense               func(childComplexity int, input model.CreateExpenseInput) int
+		CreateGroup                 func(childComplexity int, input model.CreateGroupInput) int
+		CreateInvite                func(childComplexity int, groupID string, input *model.CreateInviteInput) int
+		CreateRecurringExpense      func(childComplexity int, input model.CreateRecurringExpenseInput) int
+		CreateSettlement            func(childComplexity int, input model.CreateSettlementInput) int
+		DeleteExpense               func(childComplexity int, id string) int
+		DeleteRecurringExpense      func(childComplexity int, id string) int
+		DisconnectTelegramChat      func(childComplexity int, groupID string) int
+		JoinGroup                   func(childComplexity int, groupID *string, invite *string) int
+		LeaveGroup                  func(childComplexity int, groupID string) int
+		PauseRecurringExpense       func(childComplexity int, id string) int
+		RemindDebtors               func(childComplexity int, groupID string) int
+		RestoreExpense              func(childComplexity int, id string) int
+		ResumeRecurringExpense      func(childComplexity int, id string) int
+		RevokeAccessToken           func(childComplexity int, id string) int
+		RevokeInvite                func(childComplexity int, id string) int
+		SubmitSettlementTransaction func(childComplexity int, id string, txHash string) int
+		UpdateExpense               func(childComplexity int, id string, input model.UpdateExpenseInput) int
+		UpdateGroup                 func(childComplexity int, id string, input model.UpdateGroupInput) int
+		UpdateNotificationSettings  func(childComplexity int, groupID string, input model.NotificationSettingsInput) int
+		UpdateRecurringExpense      func(childComplexity int, id string, input model.UpdateRecurringExpenseInput) int
+		UpdateSettlement            func(childComplexity int, id string, input model.UpdateSettlementInput) int
+		UpdateWallet                func(childComplexity int, groupID string, wallet string) int
 	}
 
 	NewAccessToken struct {
@@ -389,6 +390,7 @@ type ComplexityRoot struct {
 		From            func(childComplexity int) int
 		Group           func(childComplexity int) int
 		ID              func(childComplexity int) int
+		PaymentLink     func(childComplexity int) int
 		Rate            func(childComplexity int) int
 		RateDate        func(childComplexity int) int
 		RateSource      func(childComplexity int) int
@@ -397,6 +399,7 @@ type ComplexityRoot struct {
 		Status          func(childComplexity int) int
 		To              func(childComplexity int) int
 		TxHashOrNil     func(childComplexity int) int
+		Verification    func(childComplexity int) int
 	}
 
 	SettlementConnection struct {
@@ -454,6 +457,13 @@ type ComplexityRoot struct {
 	Subscription struct {
 		GroupEvents func(childComplexity int, groupID string) int
 		MyEvents    func(childComplexity int) int
+	}
+
+	TonVerification struct {
+		Attempts    func(childComplexity int) int
+		CheckedAt   func(childComplexity int) int
+		ReasonOrNil func(childComplexity int) int
+		State       func(childComplexity int) int
 	}
 
 	Usage struct {
@@ -1708,6 +1718,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeInvite(childComplexity, args["id"].(string)), true
+	case "Mutation.submitSettlementTransaction":
+		if e.ComplexityRoot.Mutation.SubmitSettlementTransaction == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_submitSettlementTransaction_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SubmitSettlementTransaction(childComplexity, args["id"].(string), args["txHash"].(string)), true
 	case "Mutation.updateExpense":
 		if e.ComplexityRoot.Mutation.UpdateExpense == nil {
 			break
@@ -2133,6 +2154,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Settlement.ID(childComplexity), true
+	case "Settlement.paymentLink":
+		if e.ComplexityRoot.Settlement.PaymentLink == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.PaymentLink(childComplexity), true
 	case "Settlement.rate":
 		if e.ComplexityRoot.Settlement.Rate == nil {
 			break
@@ -2181,6 +2208,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Settlement.TxHashOrNil(childComplexity), true
+	case "Settlement.verification":
+		if e.ComplexityRoot.Settlement.Verification == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.Verification(childComplexity), true
 
 	case "SettlementConnection.edges":
 		if e.ComplexityRoot.SettlementConnection.Edges == nil {
@@ -2392,6 +2425,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.MyEvents(childComplexity), true
+
+	case "TonVerification.attempts":
+		if e.ComplexityRoot.TonVerification.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TonVerification.Attempts(childComplexity), true
+	case "TonVerification.checkedAt":
+		if e.ComplexityRoot.TonVerification.CheckedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TonVerification.CheckedAt(childComplexity), true
+	case "TonVerification.reason":
+		if e.ComplexityRoot.TonVerification.ReasonOrNil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TonVerification.ReasonOrNil(childComplexity), true
+	case "TonVerification.state":
+		if e.ComplexityRoot.TonVerification.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TonVerification.State(childComplexity), true
 
 	case "Usage.day":
 		if e.ComplexityRoot.Usage.Day == nil {
@@ -4432,6 +4490,71 @@ extend type Mutation {
   revokeAccessToken("The token's id (AccessToken.id)." id: ID!): ID!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/ton.graphqls", Input: `# TON payments verified on chain (docs/ton.md).
+
+extend type Settlement {
+  """
+  A link a TON wallet opens to pay this settlement exactly:
+  ton://transfer/<recipient's wallet>?amount=<nanotons>&text=<reference>,
+  the reference (fracti-<the id without dashes>) being unique to the
+  settlement. Null unless the settlement is in TON, its recipient has a
+  wallet in the group, and it is neither COMPLETED nor FAILED.
+  """
+  paymentLink: String
+  "The on-chain check of the payment; null until the payer submits a transaction (submitSettlementTransaction)."
+  verification: TonVerification
+}
+
+"Where the on-chain check of a TON payment stands."
+enum VerificationState {
+  "Submitted; the chain does not show the payment yet (or the TON API did not answer): checked again with backoff, until it gives up."
+  PENDING
+  "The chain shows the payment: the settlement is COMPLETED."
+  VERIFIED
+  """
+  The transaction is not the payment (reason says why), or it never
+  appeared. The settlement keeps its status: the recipient can still
+  confirm it by hand, or the payer submit another transaction.
+  """
+  FAILED
+}
+
+"The on-chain check of a settlement's TON payment."
+type TonVerification {
+  "Where it stands."
+  state: VerificationState!
+  "When the chain was last asked; null before the first answer."
+  checkedAt: DateTime
+  "Why it FAILED, or why it is still PENDING; null once VERIFIED."
+  reason: String
+  "How many checks have been made."
+  attempts: Int!
+}
+
+extend type Mutation {
+  """
+  Prove a TON settlement paid: the payer gives the hash of the transaction
+  (theirs, as a wallet gives it after a TON Connect send, or the
+  recipient's), in hex, base64 or base64url. The server checks, through a TON
+  HTTP API, that the transfer went from the payer's wallet to the
+  recipient's, for at least the amount, with the settlement's reference
+  (see paymentLink) as its comment, and that the recipient accepted it; then
+  the settlement is COMPLETED (balances move) and its verification VERIFIED.
+  It tries once at once; a transaction not on the chain yet stays PENDING and
+  is checked again in the background. A mismatch is FAILED with a reason.
+  One payment completes at most one settlement: a payment already used is
+  FAILED. Only the payer submits (FORBIDDEN); a COMPLETED or FAILED
+  settlement, or one already VERIFIED, is CONFLICT; a settlement not in TON,
+  or a payer or recipient without a wallet, BAD_USER_INPUT.
+  """
+  submitSettlementTransaction(
+    "The settlement's id."
+    id: ID!
+    "The transaction's hash: 64 hex digits, or 44 characters of base64 or base64url."
+    txHash: String!
+  ): Settlement!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/usage.graphqls", Input: `# Quotas: what a user may ask of the API per day.
 
 extend type User {
@@ -5166,6 +5289,10 @@ func (ec *executionContext) childFields_Settlement(ctx context.Context, field gr
 		return ec.fieldContext_Settlement_rateSource(ctx, field)
 	case "rateDate":
 		return ec.fieldContext_Settlement_rateDate(ctx, field)
+	case "paymentLink":
+		return ec.fieldContext_Settlement_paymentLink(ctx, field)
+	case "verification":
+		return ec.fieldContext_Settlement_verification(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Settlement", field.Name)
 }
@@ -5272,6 +5399,20 @@ func (ec *executionContext) childFields_Split(ctx context.Context, field graphql
 		return ec.fieldContext_Split_shares(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Split", field.Name)
+}
+
+func (ec *executionContext) childFields_TonVerification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "state":
+		return ec.fieldContext_TonVerification_state(ctx, field)
+	case "checkedAt":
+		return ec.fieldContext_TonVerification_checkedAt(ctx, field)
+	case "reason":
+		return ec.fieldContext_TonVerification_reason(ctx, field)
+	case "attempts":
+		return ec.fieldContext_TonVerification_attempts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TonVerification", field.Name)
 }
 
 func (ec *executionContext) childFields_Usage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

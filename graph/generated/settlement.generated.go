@@ -24,6 +24,8 @@ type SettlementResolver interface {
 	To(ctx context.Context, obj *store.Settlement) (*store.Member, error)
 
 	ConfirmedBy(ctx context.Context, obj *store.Settlement) (*store.Member, error)
+
+	PaymentLink(ctx context.Context, obj *store.Settlement) (*string, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -438,6 +440,61 @@ func (ec *executionContext) fieldContext_Settlement_rateDate(_ context.Context, 
 	return graphql.NewScalarFieldContext("Settlement", field, true, false, "Date")
 }
 
+func (ec *executionContext) _Settlement_paymentLink(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_paymentLink(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Settlement().PaymentLink(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_paymentLink(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Settlement", field, true, true, "String")
+}
+
+func (ec *executionContext) _Settlement_verification(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_verification(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Verification, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Verification) graphql.Marshaler {
+			return ec.marshalOTonVerification2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐVerification(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_verification(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Settlement",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TonVerification(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -700,6 +757,17 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 			}
 		case "rateDate":
 			out.Values[i] = ec._Settlement_rateDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "paymentLink":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Settlement_paymentLink(ctx, field, obj)
+				})
+		case "verification":
+			out.Values[i] = ec._Settlement_verification(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
