@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fracti/api/exchange"
+	"github.com/fracti/api/exchange/exchangetest"
 )
 
 func readFile(t *testing.T, name string) *exchange.Plan {
@@ -64,29 +65,9 @@ func TestRealExportsApplyToTheirTotalBalance(t *testing.T) {
 				}
 			}
 			for _, e := range p.Expenses {
-				checkExpense(t, e)
+				exchangetest.CheckExpense(t, e)
 			}
 		})
-	}
-}
-
-func checkExpense(t *testing.T, e exchange.Expense) {
-	t.Helper()
-	paid, owed := e.Amount.Sub(e.Amount), e.Amount.Sub(e.Amount)
-	for _, x := range e.Payers {
-		if x.Amount.Sign() <= 0 {
-			t.Errorf("line %d: payer %s pays %s", e.Line, x.Name, x.Amount)
-		}
-		paid = paid.Add(x.Amount)
-	}
-	for _, x := range e.Splits {
-		if x.Amount.Sign() <= 0 {
-			t.Errorf("line %d: %s's share is %s", e.Line, x.Name, x.Amount)
-		}
-		owed = owed.Add(x.Amount)
-	}
-	if paid.Cmp(e.Amount) != 0 || owed.Cmp(e.Amount) != 0 {
-		t.Errorf("line %d: amount %s, paid %s, shares %s", e.Line, e.Amount, paid, owed)
 	}
 }
 
@@ -187,7 +168,7 @@ func TestAmountsAndEdgeCases(t *testing.T) {
 			}
 			tc.check(t, p)
 			for _, e := range p.Expenses {
-				checkExpense(t, e)
+				exchangetest.CheckExpense(t, e)
 			}
 		})
 	}
@@ -244,15 +225,6 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("Date,Description,Category,Cost,Currency,A,B\n2026-01-01,Tea,General,2.00,EUR,1.00,-1.00\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := ReadOptions(strings.NewReader(string(b)), Options{MaxRows: 1000})
-		if err != nil {
-			var pr *exchange.Problem
-			if !errors.As(err, &pr) || pr.Severity != exchange.Error {
-				t.Fatalf("error %v is not an Error *exchange.Problem", err)
-			}
-			return
-		}
-		for _, e := range p.Expenses {
-			checkExpense(t, e)
-		}
+		exchangetest.CheckRead(t, p, err)
 	})
 }
