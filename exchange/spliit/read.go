@@ -233,8 +233,11 @@ func (rd *reader) expense(i int) error {
 		return nil
 	}
 	total, err := rd.amount(abs(x.Amount), path+".amount")
+	if err == nil {
+		err = money.ValidatePositive(total)
+	}
 	if err != nil {
-		return err
+		return rd.lines.Errorf(path+".amount", "%d is not an amount of %s Fracti can hold: %v", x.Amount, rd.cur.Code(), err)
 	}
 	split, err := rd.split(x, path, total)
 	if err != nil {

@@ -260,6 +260,9 @@ func (rd *reader) row(rec []string, line int) error {
 	if err != nil {
 		return err
 	}
+	if tooLarge(cost) {
+		return exchange.Errorf(line, rd.header[3], "%s %s is too large an amount", cost, c.Code())
+	}
 	sum := money.Sum(c, nets...)
 	if !sum.IsZero() {
 		return exchange.Errorf(line, "", "the members' cells add up to %s %s, not zero: what some paid must be what others owe", sum, c.Code())
@@ -285,7 +288,7 @@ func (rd *reader) row(rec []string, line int) error {
 		return nil
 	}
 	if paymentCategories[strings.ToLower(rec[2])] {
-		if len(pos) == 1 && len(neg) == 1 {
+		if len(pos) == 1 && len(neg) == 1 && !tooLarge(nets[pos[0]]) {
 			rd.plan.Settlements = append(rd.plan.Settlements, exchange.Settlement{
 				Line: line, Key: key, From: rd.names[pos[0]], To: rd.names[neg[0]],
 				Amount: nets[pos[0]], CreatedAt: spent, Status: "completed",
@@ -296,6 +299,9 @@ func (rd *reader) row(rec []string, line int) error {
 			"a payment between more than two people: imported as an expense with the same effect on balances"))
 	}
 	e, warn := rebuild(cost, nets, pos, rd.names)
+	if tooLarge(e.Amount) {
+		return exchange.Errorf(line, rd.header[3], "%s %s is too large an amount", e.Amount, c.Code())
+	}
 	if warn != "" {
 		rd.plan.Problems = append(rd.plan.Problems, exchange.Warnf(line, rd.header[3], "%s", warn))
 	}
@@ -353,4 +359,12 @@ func rebuild(cost money.Amount, nets []money.Amount, pos []int, names []string) 
 		}
 	}
 	return e, warn
+}
+
+// tooLarge reports an amount beyond what Fracti stores (money.MaxMajorUnits).
+func tooLarge(a money.Amount) bool {
+	if a.Sign() < 0 {
+		a = a.Neg()
+	}
+	return errors.Is(money.ValidatePositive(a), money.ErrTooLarge)
 }

@@ -189,6 +189,7 @@ func TestBadFiles(t *testing.T) {
 		{"too many decimals", h + "2026-01-01,Tea,General,2.00,EUR,1.005,-1.005\n", 2, "A", "not an amount"},
 		{"bad cost", h + "2026-01-01,Tea,General,abc,EUR,1.00,-1.00\n", 2, "Cost", "not an amount"},
 		{"cells not summing to zero", h + "\n2026-01-01,Tea,General,2.00,EUR,1.00,-0.50\n", 3, "", "not zero"},
+		{"too large", h + "2026-01-01,Yacht,General,10000000000000000.00,EUR,10000000000000000.00,-10000000000000000.00\n", 2, "Cost", "too large"},
 		{"short row", h + "2026-01-01,Tea,General,2.00,EUR,1.00\n", 2, "", "cells"},
 		{"bad quoting", h + "2026-01-01,\"Tea,General,2.00,EUR,1.00,-1.00\n", 2, "", "not valid CSV"},
 		{"two totals for a currency", h + ",Total balance, , ,EUR,0.00,0.00\n,Total balance, , ,EUR,0.00,0.00\n", 3, "Currency", "second"},
