@@ -46,6 +46,7 @@ func TestRealExportsApplyToTheirTotalBalance(t *testing.T) {
 		{"group_multi_payer.csv", 3, 4, 1, 2},
 		{"group_two_currencies_crlf.csv", 3, 4, 1, 0},
 		{"settled_italian.csv", 3, 4, 2, 1},
+		{"real_rows_pln.csv", 2, 8, 0, 1},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			p := readFile(t, tc.file)
