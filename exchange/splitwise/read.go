@@ -175,7 +175,11 @@ func isNumber(s string) bool {
 }
 
 func (rd *reader) people(line int) error {
-	names, problems := exchange.UniqueNames(rd.header[fixedColumns:],
+	raw := make([]string, len(rd.header)-fixedColumns)
+	for i, n := range rd.header[fixedColumns:] {
+		raw[i] = text(n)
+	}
+	names, problems := exchange.UniqueNames(raw,
 		func(int) int { return line }, func(i int) string { return rd.header[fixedColumns+i] })
 	rd.names = names
 	rd.plan.Problems = append(rd.plan.Problems, problems...)
@@ -305,7 +309,7 @@ func (rd *reader) row(rec []string, line int) error {
 	if warn != "" {
 		rd.plan.Problems = append(rd.plan.Problems, exchange.Warnf(line, rd.header[3], "%s", warn))
 	}
-	e.Line, e.Key, e.Description, e.Category, e.SpentAt = line, key, rec[1], rec[2], spent
+	e.Line, e.Key, e.Description, e.Category, e.SpentAt = line, key, text(rec[1]), text(rec[2]), spent
 	rd.plan.Expenses = append(rd.plan.Expenses, e)
 	return nil
 }
@@ -359,6 +363,16 @@ func rebuild(cost money.Amount, nets []money.Amount, pos []int, names []string) 
 		}
 	}
 	return e, warn
+}
+
+// text undoes the neutralising of a text cell against formula injection
+// that OWASP advises and Fracti's own export does: a single quote before a
+// cell that begins with =, +, -, @, a tab or a carriage return.
+func text(s string) string {
+	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+		return s[1:]
+	}
+	return s
 }
 
 // tooLarge reports an amount beyond what Fracti stores (money.MaxMajorUnits).

@@ -47,6 +47,7 @@ func TestRealExportsApplyToTheirTotalBalance(t *testing.T) {
 		{"group_two_currencies_crlf.csv", 3, 4, 1, 0},
 		{"settled_italian.csv", 3, 4, 2, 1},
 		{"real_rows_pln.csv", 2, 8, 0, 1},
+		{"real_group_inr.csv", 4, 16, 9, 0},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			p := readFile(t, tc.file)
@@ -98,6 +99,18 @@ func TestFileDetails(t *testing.T) {
 		t.Errorf("zero row warning: %+v", w)
 	}
 
+	// Three payers on a row of the real export: the 150.00 their nets do
+	// not explain is theirs, 50.00 each, so each paid 200.00.
+	in := readFile(t, "real_group_inr.csv")
+	cash := in.Expenses[14]
+	if cash.Description != "Cash Given to random person" || len(cash.Payers) != 3 || cash.Payers[0].Amount.String() != "200.00" ||
+		cash.Splits[0].Name != "Jaykishan Dudhrejiya" || cash.Splits[0].Amount.String() != "450.00" || cash.Splits[1].Amount.String() != "50.00" {
+		t.Errorf("three payers: %+v", cash)
+	}
+	if s := in.Settlements[0]; s.From != "rishi saini" || s.To != "Jaykishan Dudhrejiya" || s.Amount.String() != "2062.50" {
+		t.Errorf("first payment: %+v", s)
+	}
+
 	mp := readFile(t, "group_multi_payer.csv")
 	boat := mp.Expenses[3]
 	if boat.Description != "Boat" || boat.Payers[0].Amount.String() != "40.00" || boat.Payers[1].Amount.String() != "60.00" {
@@ -140,6 +153,12 @@ func TestAmountsAndEdgeCases(t *testing.T) {
 			func(t *testing.T, p *exchange.Plan) {
 				if len(p.Expenses) != 1 || len(p.Expenses[0].Splits) != 2 || len(p.Problems) != 1 {
 					t.Errorf("%+v %+v", p.Expenses, p.Problems)
+				}
+			}},
+		{"formula neutralising undone", "Date,Description,Category,Cost,Currency,'=Al,B,C\n2026-01-01,'-Refund,'@home,2.00,EUR,1.00,-1.00,0.00\n",
+			func(t *testing.T, p *exchange.Plan) {
+				if p.People[0].Name != "=Al" || p.Expenses[0].Description != "-Refund" || p.Expenses[0].Category != "@home" {
+					t.Errorf("%+v %+v", p.People, p.Expenses[0])
 				}
 			}},
 		{"three payers share the rest by largest remainder", h + "2026-01-01,Villa,Lodging,100.00,EUR,10.00,10.00,-20.00\n",
