@@ -2,6 +2,7 @@ package splitwise
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/fracti/api/exchange"
 	"github.com/fracti/api/exchange/exchangetest"
+	"github.com/fracti/api/money"
 )
 
 func readFile(t *testing.T, name string) *exchange.Plan {
@@ -248,4 +250,61 @@ func FuzzRead(f *testing.F) {
 		p, err := ReadOptions(strings.NewReader(string(b)), Options{MaxRows: 1000})
 		exchangetest.CheckRead(t, p, err)
 	})
+}
+
+// TestRebuildReproducesEveryCell: for random rows (several payers, any
+// cost at or above what the nets move), the payers and shares the rule
+// picks give every member's cell exactly and add up to the cost.
+func TestRebuildReproducesEveryCell(t *testing.T) {
+	eur := money.MustCurrency("EUR")
+	r := rand.New(rand.NewPCG(26, 1))
+	for range 2000 {
+		n := 2 + r.IntN(6)
+		nets := make([]money.Amount, n)
+		names := make([]string, n)
+		sum := money.Zero(eur)
+		for i := range n - 1 {
+			nets[i] = money.NewAmount(r.Int64N(20001)-10000, eur)
+			sum = sum.Add(nets[i])
+			names[i] = string(rune('A' + i))
+		}
+		nets[n-1], names[n-1] = sum.Neg(), "Z"
+		var pos []int
+		owed := money.Zero(eur)
+		for i, a := range nets {
+			if a.Sign() > 0 {
+				pos = append(pos, i)
+				owed = owed.Add(a)
+			}
+		}
+		if len(pos) == 0 {
+			continue
+		}
+		cost := owed.Add(money.NewAmount(r.Int64N(5000), eur))
+		e, warn := rebuild(cost, nets, pos, names)
+		if warn != "" || e.Amount.Cmp(cost) != 0 {
+			t.Fatalf("cost %s: amount %s, %q", cost, e.Amount, warn)
+		}
+		exchangetest.CheckExpense(t, e)
+		got := map[string]money.Amount{}
+		for _, p := range e.Payers {
+			got[p.Name] = p.Amount
+		}
+		for _, s := range e.Splits {
+			if a, ok := got[s.Name]; ok {
+				got[s.Name] = a.Sub(s.Amount)
+			} else {
+				got[s.Name] = s.Amount.Neg()
+			}
+		}
+		for i, a := range nets {
+			g, ok := got[names[i]]
+			if !ok {
+				g = money.Zero(eur)
+			}
+			if g.Cmp(a) != 0 {
+				t.Fatalf("nets %v, cost %s: %s gets %s", nets, cost, names[i], g)
+			}
+		}
+	}
 }
