@@ -248,3 +248,58 @@ func FuzzRead(f *testing.F) {
 		exchangetest.CheckRead(t, p, err)
 	})
 }
+
+// TestRulesWhereSpliitIsLoose: rows Spliit's schema would refuse today but
+// older or hand-written exports hold are still read, with a warning, and
+// keep their balances.
+func TestRulesWhereSpliitIsLoose(t *testing.T) {
+	doc := func(expense string) string {
+		return `{"name":"G","currency":"€","currencyCode":"EUR","participants":[{"id":"a","name":"A"},{"id":"b","name":"B"},{"id":"c","name":"C"}],"expenses":[` + expense + `]}`
+	}
+	for _, tc := range []struct {
+		name, expense string
+		check         func(t *testing.T, p *exchange.Plan)
+	}{
+		{"percentages not adding up to 100", `{"id":"x","expenseDate":"2026-01-01T00:00:00.000Z","title":"T","amount":1000,"paidById":"a","paidFor":[{"participantId":"a","shares":2000},{"participantId":"b","shares":2000}],"splitMode":"BY_PERCENTAGE"}`,
+			func(t *testing.T, p *exchange.Plan) {
+				e := p.Expenses[0]
+				if e.SplitType != exchange.SplitExact || e.Splits[0].Amount.String() != "5.00" || len(p.Problems) != 1 || !strings.Contains(p.Problems[0].Message, "40.00, not 100") {
+					t.Errorf("%+v %+v", e, p.Problems)
+				}
+			}},
+		{"amounts not adding up to the expense", `{"id":"x","expenseDate":"2026-01-01T00:00:00.000Z","title":"T","amount":1000,"paidById":"a","paidFor":[{"participantId":"b","shares":100},{"participantId":"c","shares":300}],"splitMode":"BY_AMOUNT"}`,
+			func(t *testing.T, p *exchange.Plan) {
+				e := p.Expenses[0]
+				if e.Splits[0].Amount.String() != "2.50" || e.Splits[1].Amount.String() != "7.50" || len(p.Problems) != 1 {
+					t.Errorf("%+v %+v", e, p.Problems)
+				}
+			}},
+		{"a reimbursement to two people", `{"id":"r","expenseDate":"2026-01-01T00:00:00.000Z","title":"T","amount":1000,"paidById":"a","paidFor":[{"participantId":"a","shares":1},{"participantId":"b","shares":1},{"participantId":"c","shares":1}],"splitMode":"EVENLY","isReimbursement":true}`,
+			func(t *testing.T, p *exchange.Plan) {
+				if len(p.Settlements) != 2 || p.Settlements[0].To != "B" || p.Settlements[0].Amount.String() != "3.33" || p.Settlements[1].Key != "r#2" || len(p.Expenses) != 0 {
+					t.Errorf("%+v", p.Settlements)
+				}
+			}},
+		{"a negative reimbursement runs the other way", `{"id":"r","expenseDate":"2026-01-01T00:00:00.000Z","title":"T","amount":-500,"paidById":"a","paidFor":[{"participantId":"b","shares":1}],"splitMode":"EVENLY","isReimbursement":true}`,
+			func(t *testing.T, p *exchange.Plan) {
+				if len(p.Settlements) != 1 || p.Settlements[0].From != "B" || p.Settlements[0].To != "A" || p.Settlements[0].Amount.String() != "5.00" {
+					t.Errorf("%+v", p.Settlements)
+				}
+			}},
+		{"a zero amount", `{"id":"z","expenseDate":"2026-01-01T00:00:00.000Z","title":"T","amount":0,"paidById":"a","paidFor":[{"participantId":"b","shares":1}],"splitMode":"EVENLY"}`,
+			func(t *testing.T, p *exchange.Plan) {
+				if len(p.Expenses) != 0 || len(p.Problems) != 1 || p.Problems[0].Field != "expenses[0].amount" {
+					t.Errorf("%+v %+v", p.Expenses, p.Problems)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Read(strings.NewReader(doc(tc.expense)))
+			exchangetest.CheckRead(t, p, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, p)
+		})
+	}
+}
