@@ -19,8 +19,9 @@ import (
 	"github.com/fracti/api/money"
 )
 
-// Options bound what Read accepts; zero values take the exchange defaults.
-type Options struct {
+// ReadOptions bound what ReadWith accepts; zero values take the exchange
+// defaults.
+type ReadOptions struct {
 	MaxBytes int64
 	MaxRows  int
 }
@@ -44,12 +45,12 @@ var paymentCategories = map[string]bool{
 
 // Read reads a Splitwise CSV export with the default bounds.
 func Read(r io.Reader) (*exchange.Plan, error) {
-	return ReadOptions(r, Options{})
+	return ReadWith(r, ReadOptions{})
 }
 
-// ReadOptions reads a Splitwise CSV export. Any error is an
+// ReadWith reads a Splitwise CSV export. Any error is an
 // *exchange.Problem naming the line and column.
-func ReadOptions(r io.Reader, opt Options) (*exchange.Plan, error) {
+func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	if opt.MaxRows <= 0 {
 		opt.MaxRows = exchange.DefaultMaxRows
 	}

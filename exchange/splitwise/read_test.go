@@ -231,10 +231,10 @@ func TestBadFiles(t *testing.T) {
 
 func TestBounds(t *testing.T) {
 	in := "Date,Description,Category,Cost,Currency,A,B\n" + strings.Repeat("2026-01-01,Tea,General,2.00,EUR,1.00,-1.00\n", 3)
-	if _, err := ReadOptions(strings.NewReader(in), Options{MaxRows: 2}); err == nil || !strings.Contains(err.Error(), "rows") {
+	if _, err := ReadWith(strings.NewReader(in), ReadOptions{MaxRows: 2}); err == nil || !strings.Contains(err.Error(), "rows") {
 		t.Errorf("3 rows over a bound of 2: %v", err)
 	}
-	if _, err := ReadOptions(strings.NewReader(in), Options{MaxBytes: 50}); err == nil || !strings.Contains(err.Error(), "larger") {
+	if _, err := ReadWith(strings.NewReader(in), ReadOptions{MaxBytes: 50}); err == nil || !strings.Contains(err.Error(), "larger") {
 		t.Errorf("over the byte bound: %v", err)
 	}
 }
@@ -247,7 +247,7 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Add([]byte("Date,Description,Category,Cost,Currency,A,B\n2026-01-01,Tea,General,2.00,EUR,1.00,-1.00\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := ReadOptions(strings.NewReader(string(b)), Options{MaxRows: 1000})
+		p, err := ReadWith(strings.NewReader(string(b)), ReadOptions{MaxRows: 1000})
 		exchangetest.CheckRead(t, p, err)
 	})
 }
