@@ -99,6 +99,11 @@ var symbols = map[string]string{
 	"NZ$": "NZD", "HK$": "HKD", "S$": "SGD", "MX$": "MXN", "Fr.": "CHF", "руб": "RUB",
 }
 
+// spliitDigits are the currencies whose minor units Spliit counts with
+// other decimals than ISO 4217 (its src/lib/currency-data.json): it keeps
+// forints whole, where ISO has two decimals.
+var spliitDigits = map[string]int{"HUF": 0}
+
 // exportDigits is how many decimals Spliit's minor units have for a group
 // with only a symbol: its "custom" currency always has two.
 const exportDigits = 2
@@ -154,6 +159,9 @@ func (rd *reader) currency(fallback string) error {
 			return rd.lines.Errorf("currencyCode", "%q is not a currency code this server knows", *c)
 		}
 		rd.cur, rd.digits = cur, cur.Digits()
+		if d, ok := spliitDigits[cur.Code()]; ok {
+			rd.digits = d
+		}
 		rd.plan.Currency = cur.Code()
 		return nil
 	}
@@ -190,11 +198,17 @@ func (rd *reader) participants() error {
 // amount converts minor units of the file into an amount of the group's
 // currency, exactly or not at all.
 func (rd *reader) amount(minor int64, path string) (money.Amount, error) {
-	a, err := exchange.ParseAmount(money.NewDecimal(minor, int32(rd.digits)).String(), rd.cur)
+	a, err := fromMinor(minor, rd.digits, rd.cur)
 	if err != nil {
-		return money.Amount{}, rd.lines.Errorf(path, "%d hundredths is not a whole amount of %s", minor, rd.cur.Code())
+		return money.Amount{}, rd.lines.Errorf(path, "%s (%d minor units of Spliit's) is not a whole amount of %s", money.NewDecimal(minor, int32(rd.digits)), minor, rd.cur.Code())
 	}
 	return a, nil
+}
+
+// fromMinor is minor units with digits decimals as an amount of c, when
+// that is exact.
+func fromMinor(minor int64, digits int, c money.Currency) (money.Amount, error) {
+	return exchange.ParseAmount(money.NewDecimal(minor, int32(digits)).String(), c)
 }
 
 // key is the expense's id, or for an export without ids a hash of its
@@ -404,8 +418,12 @@ func (rd *reader) original(x *Expense, total money.Amount) *exchange.Original {
 	if err != nil {
 		return nil
 	}
-	orig := money.NewAmount(*x.OriginalAmount, cur)
-	if money.Convert(orig, rate, rd.cur).Cmp(total) != 0 {
+	digits, ok := spliitDigits[cur.Code()]
+	if !ok {
+		digits = cur.Digits()
+	}
+	orig, err := fromMinor(*x.OriginalAmount, digits, cur)
+	if err != nil || money.Convert(orig, rate, rd.cur).Cmp(total) != 0 {
 		return nil
 	}
 	return &exchange.Original{Amount: orig, Rate: rate, RateSource: "spliit"}

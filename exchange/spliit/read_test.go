@@ -197,6 +197,11 @@ func TestOldExportWithASymbol(t *testing.T) {
 	if _, err := Read(strings.NewReader(yen)); err == nil || !strings.Contains(err.Error(), "not a whole amount of JPY") {
 		t.Errorf("24.50 JPY: %v", err)
 	}
+	// Spliit keeps forints whole: 2400 is 2400 HUF, not 24.00.
+	huf := strings.Replace(doc, `"currency":"$"`, `"currency":"Ft","currencyCode":"HUF"`, 1)
+	if p, err := Read(strings.NewReader(huf)); err != nil || p.Expenses[0].Amount.String() != "2400.00" {
+		t.Errorf("HUF: %v %+v", err, p)
+	}
 	euro := strings.Replace(doc, `"currency":"$"`, `"currency":"€"`, 1)
 	if p, err := Read(strings.NewReader(euro)); err != nil || p.Currency != "EUR" {
 		t.Errorf("€: %v", err)
