@@ -159,6 +159,9 @@ func (j *JSONLines) Warnf(path, format string, args ...any) Problem {
 // every name not blank. Names are trimmed and made unique (UniqueNames,
 // with its warnings in plan.Problems). It returns each id's name.
 func (j *JSONLines) People(plan *Plan, path string, people []Person) (map[string]string, error) {
+	if len(people) > MaxPeople {
+		return nil, TooManyPeople(j.Line(path + "[" + strconv.Itoa(MaxPeople) + "]"))
+	}
 	byID := make(map[string]string, len(people))
 	raw := make([]string, len(people))
 	for i, p := range people {
