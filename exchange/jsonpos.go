@@ -20,9 +20,26 @@ type JSONLines struct {
 	starts   map[string]int64
 }
 
+// maxDepth is the deepest nesting IndexJSON reads (encoding/json's own
+// limit): the walk recurses once per level.
+const maxDepth = 10_000
+
+// recordDepth is how deep IndexJSON records where composites start: the
+// readers name lines down to "expenses[3].payers[0]" (depth 4), and a
+// deeper path is on its nearest recorded ancestor's line. Recording every
+// path made the index quadratic: each level's path copies its parent's, so
+// 100,000 nested arrays (200 KB) took 90 s and gigabytes.
+const recordDepth = 4
+
+// maxKeyLen is the longest object key a recorded path holds: the readers'
+// field names are short, and a long key repeated in every path beneath it
+// would multiply the file's size.
+const maxKeyLen = 64
+
 // IndexJSON walks data once with a json.Decoder, recording where every
-// object and array starts. It fails with an Error problem (with its line)
-// when data is not one well-formed JSON value.
+// object and array near the top starts. It fails with an Error problem
+// (with its line) when data is not one well-formed JSON value, or nests
+// deeper than encoding/json reads.
 func IndexJSON(data []byte) (*JSONLines, error) {
 	j := &JSONLines{data: data, starts: map[string]int64{}}
 	for i, b := range data {
@@ -32,7 +49,7 @@ func IndexJSON(data []byte) (*JSONLines, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := j.walk(dec, ""); err != nil {
+	if err := j.walk(dec, "", 0, true); err != nil {
 		return nil, j.Problem(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -41,8 +58,9 @@ func IndexJSON(data []byte) (*JSONLines, error) {
 	return j, nil
 }
 
-// walk reads one value at path, recording where composites start.
-func (j *JSONLines) walk(dec *json.Decoder, path string) error {
+// walk reads one value at path (depth levels down), recording where
+// composites start while record holds.
+func (j *JSONLines) walk(dec *json.Decoder, path string, depth int, record bool) error {
 	start := j.skipSpace(dec.InputOffset())
 	tok, err := dec.Token()
 	if err != nil {
@@ -55,11 +73,31 @@ func (j *JSONLines) walk(dec *json.Decoder, path string) error {
 	if !ok {
 		return nil
 	}
-	j.starts[path] = start
+	if depth >= maxDepth {
+		return Errorf(j.LineAt(start), "", "the file nests deeper than %d levels", maxDepth)
+	}
+	record = record && depth <= recordDepth
+	if record {
+		j.starts[path] = start
+	}
+	// Children's paths are built only while they may be recorded.
+	sub := func(seg string, index bool) (string, bool) {
+		if !record || depth+1 > recordDepth || len(seg) > maxKeyLen {
+			return "", false
+		}
+		if index {
+			return path + "[" + seg + "]", true
+		}
+		if path == "" {
+			return seg, true
+		}
+		return path + "." + seg, true
+	}
 	switch d {
 	case '[':
 		for i := 0; dec.More(); i++ {
-			if err := j.walk(dec, path+"["+strconv.Itoa(i)+"]"); err != nil {
+			p, rec := sub(strconv.Itoa(i), true)
+			if err := j.walk(dec, p, depth+1, rec); err != nil {
 				return err
 			}
 		}
@@ -70,11 +108,8 @@ func (j *JSONLines) walk(dec *json.Decoder, path string) error {
 				return err
 			}
 			name, _ := k.(string)
-			sub := name
-			if path != "" {
-				sub = path + "." + name
-			}
-			if err := j.walk(dec, sub); err != nil {
+			p, rec := sub(name, false)
+			if err := j.walk(dec, p, depth+1, rec); err != nil {
 				return err
 			}
 		}

@@ -116,3 +116,23 @@ func TestUniqueNamesOfOneRepeatedName(t *testing.T) {
 		t.Errorf("got %q %q %q %q and %d problems", got[0], got[6], got[n/2], got[n-1], len(problems))
 	}
 }
+
+// TestJSONLinesBounded: the index refuses nesting deeper than
+// encoding/json reads, and records no path below the depth the readers
+// name or under a long key. Each level's path used to copy its parent's:
+// 100,000 nested arrays (200 KB) took 90 s and gigabytes.
+func TestJSONLinesBounded(t *testing.T) {
+	deep := strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000)
+	if _, err := IndexJSON([]byte(deep)); err == nil || AsProblem(err).Line != 1 || !strings.Contains(err.Error(), "deeper than 10000") {
+		t.Errorf("200,000 nested arrays: %v", err)
+	}
+	ok := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	j, err := IndexJSON([]byte(ok))
+	if err != nil || len(j.starts) != recordDepth+1 || j.Line("[0][0][0][0][0][0]") != 1 {
+		t.Errorf("%d nested arrays: %v, %d paths recorded", maxDepth, err, len(j.starts))
+	}
+	long := `{"` + strings.Repeat("k", maxKeyLen+1) + `": [` + strings.TrimSuffix(strings.Repeat("[],", 10_000), ",") + "],\n\"a\": [{}]}"
+	if j, err = IndexJSON([]byte(long)); err != nil || len(j.starts) != 3 || j.Line("a[0]") != 2 {
+		t.Errorf("a long key: %v, paths %d", err, len(j.starts))
+	}
+}
