@@ -332,11 +332,17 @@ func (rd *reader) split(x *Expense, path string, total money.Amount) (exchange.E
 			return e, rd.lines.Errorf(pp+".participantId", "participant %q appears twice", p.ParticipantID)
 		}
 		seen[p.ParticipantID] = true
-		if x.SplitMode != "EVENLY" && (p.Shares < 0 || p.Shares > maxMinor) {
-			return e, rd.lines.Errorf(pp+".shares", "shares %d are negative or too large", p.Shares)
+		if x.SplitMode != "EVENLY" && x.SplitMode != "" {
+			if p.Shares < 0 || p.Shares > maxMinor {
+				return e, rd.lines.Errorf(pp+".shares", "shares %d are negative or too large", p.Shares)
+			}
+			// Bounded, so the sum cannot wrap around int64 and pass for
+			// the expense's amount or 10000.
+			if sum += p.Shares; sum > maxMinor {
+				return e, rd.lines.Errorf(pp+".shares", "the shares add up to more than %d", int64(maxMinor))
+			}
 		}
 		names[k] = n
-		sum += p.Shares
 	}
 	var amounts []money.Amount
 	var err error

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -242,6 +243,29 @@ func TestBadExports(t *testing.T) {
 	}
 	if _, err := ReadWith(strings.NewReader(doc), ReadOptions{MaxRows: 3}); err == nil || !strings.Contains(err.Error(), "rows") {
 		t.Errorf("8 expenses over a bound of 3: %v", err)
+	}
+}
+
+// TestSharesThatWouldWrapAround: BY_AMOUNT shares of 10^17 each, 185 of
+// them, add up to 2^64 + 100 — which an int64 sum took for the expense's
+// 100, splitting 1.00 into shares of 10^15 EUR.
+func TestSharesThatWouldWrapAround(t *testing.T) {
+	var people, paidFor []string
+	for i := range 185 {
+		id := "p" + strconv.Itoa(i)
+		shares := "100000000000000000"
+		if i == 184 {
+			shares = "46744073709551716"
+		}
+		people = append(people, `{"id":"`+id+`","name":"`+id+`"}`)
+		paidFor = append(paidFor, `{"participantId":"`+id+`","shares":`+shares+`}`)
+	}
+	doc := `{"name":"G","currency":"€","currencyCode":"EUR","participants":[` + strings.Join(people, ",") + `],"expenses":[
+{"id":"x","expenseDate":"2026-01-01T00:00:00.000Z","title":"T","amount":100,"paidById":"p0","splitMode":"BY_AMOUNT","paidFor":[` + strings.Join(paidFor, ",") + `]}]}`
+	p, err := Read(strings.NewReader(doc))
+	exchangetest.CheckRead(t, p, err)
+	if pr := exchange.AsProblem(err); pr == nil || pr.Field != "expenses[0].paidFor[1].shares" || pr.Line != 2 {
+		t.Errorf("got %+v", pr)
 	}
 }
 
