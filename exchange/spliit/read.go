@@ -168,7 +168,11 @@ func (rd *reader) currency(fallback string) error {
 	sym := strings.TrimSpace(rd.g.Currency)
 	code, ok := symbols[sym]
 	if !ok && len(sym) == 3 {
-		code, ok = strings.ToUpper(sym), true
+		// A code typed as the symbol ("CHF"); three other characters
+		// ("kr.", "Rs.") leave it to the fallback.
+		if c, err := money.LookupCurrency(sym); err == nil {
+			code, ok = c.Code(), true
+		}
 	}
 	if !ok || code == "" {
 		code = fallback

@@ -203,6 +203,12 @@ func TestOldExportWithASymbol(t *testing.T) {
 	if p, err := Read(strings.NewReader(huf)); err != nil || p.Expenses[0].Amount.String() != "2400.00" {
 		t.Errorf("HUF: %v %+v", err, p)
 	}
+	// Three characters that are not a code leave the currency to the
+	// fallback, as "$" does.
+	kr := strings.Replace(doc, `"currency":"$"`, `"currency":"kr."`, 1)
+	if p, err := ReadWith(strings.NewReader(kr), ReadOptions{Currency: "SEK"}); err != nil || p.Currency != "SEK" {
+		t.Errorf("kr. with SEK given: %v", err)
+	}
 	euro := strings.Replace(doc, `"currency":"$"`, `"currency":"€"`, 1)
 	if p, err := Read(strings.NewReader(euro)); err != nil || p.Currency != "EUR" {
 		t.Errorf("€: %v", err)
