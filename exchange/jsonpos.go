@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // JSONLines knows the line where each object and array of a JSON document
@@ -174,7 +175,90 @@ func (j *JSONLines) Problem(err error) *Problem {
 	if errors.As(err, &p) {
 		return p
 	}
-	return Errorf(0, "", "the file is not valid JSON: %s", err)
+	// What else encoding/json refuses in the readers' documents is a time
+	// (time.Time's own error, with no offset): find it to name it.
+	if p := j.badTime(); p != nil {
+		return p
+	}
+	return Errorf(0, "", "the file could not be read: %s", err)
+}
+
+// timeKeys are the keys of the times in the documents the readers decode
+// (Fracti's export and Spliit's), matched as encoding/json matches keys.
+var timeKeys = []string{"exportedAt", "createdAt", "joinedAt", "leftAt", "spentAt", "completedAt", "deletedAt", "expenseDate"}
+
+func isTimeKey(k string) bool {
+	for _, t := range timeKeys {
+		if strings.EqualFold(k, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// badTime is an Error problem at the first value of a time key that
+// time.Time does not decode, at its line and path; nil if there is none.
+// It walks the (already indexed, so well-formed) document without
+// recursion, building a path only for the value it reports.
+func (j *JSONLines) badTime() *Problem {
+	type frame struct {
+		obj, wantKey bool
+		i            int
+		key          string
+	}
+	var st []frame
+	next := func() { // a value of the innermost composite was read
+		if n := len(st); n > 0 {
+			if st[n-1].obj {
+				st[n-1].wantKey = true
+			} else {
+				st[n-1].i++
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(j.data))
+	dec.UseNumber()
+	for {
+		off := j.skipSpace(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		n := len(st)
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				st = append(st, frame{obj: d == '{', wantKey: d == '{'})
+			} else {
+				st = st[:n-1]
+				next()
+			}
+			continue
+		}
+		if n > 0 && st[n-1].obj && st[n-1].wantKey {
+			st[n-1].key, _ = tok.(string)
+			st[n-1].wantKey = false
+			continue
+		}
+		if n > 0 && st[n-1].obj && isTimeKey(st[n-1].key) && tok != nil {
+			raw, _ := json.Marshal(tok)
+			var t time.Time
+			if t.UnmarshalJSON(raw) != nil {
+				var path strings.Builder
+				for k, f := range st {
+					switch {
+					case !f.obj:
+						path.WriteString("[" + strconv.Itoa(f.i) + "]")
+					case k == 0:
+						path.WriteString(f.key)
+					default:
+						path.WriteString("." + f.key)
+					}
+				}
+				return Errorf(j.LineAt(off), path.String(), "%s is not a time: write it as RFC 3339, such as 2026-02-01T18:02:11.512Z", raw)
+			}
+		}
+		next()
+	}
 }
 
 // Errorf is an Error problem at the line where path's element starts,

@@ -85,6 +85,7 @@ func TestBadDocuments(t *testing.T) {
 		{"bad status", `"status": "PENDING"`, `"status": "LOST"`, 35, "settlements[1].status", "not a settlement status"},
 		{"comment on nothing", `"expenseId": "e-1", "authorId": "111"`, `"expenseId": "e-9", "authorId": "111"`, 41, "comments[0].expenseId", "not one of the document's expenses"},
 		{"a type mismatch", `"amount": "20.00", "currency": "EUR", "splitType"`, `"amount": 20, "currency": "EUR", "splitType"`, 27, "expenses.amount", "expected string"},
+		{"a time that is not RFC 3339", `"spentAt": "2026-10-04T12:00:00.000Z"`, `"spentAt": "4 Oct 2026"`, 18, "expenses[1].spentAt", `"4 Oct 2026" is not a time`},
 		{"a syntax error", `"comments": [`, `"comments": [,`, 40, "", "not valid JSON"},
 		{"truncated", `"balances": [`, `"balances": [ {"memberId": "1"`, 0, "", ""},
 	} {

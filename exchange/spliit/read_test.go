@@ -230,6 +230,7 @@ func TestBadExports(t *testing.T) {
 		{"unknown participant", `{ "participantId": "pBenBBBBBBBBBBBBBBBBB", "shares": 1550 }`, `{ "participantId": "zz", "shares": 1550 }`, 82, "expenses[3].paidFor[0].participantId", "not one of"},
 		{"bad split mode", `"splitMode": "BY_AMOUNT"`, `"splitMode": "BY_ITEMS"`, 70, "expenses[3].splitMode", "not a Spliit split mode"},
 		{"unknown currency code", `"currencyCode": "EUR"`, `"currencyCode": "ZZZ"`, 1, "currencyCode", "not a currency code"},
+		{"a date without its time", `"expenseDate": "2026-02-02T00:00:00.000Z"`, `"expenseDate": "2026-02-02"`, 32, "expenses[1].expenseDate", "is not a time"},
 		{"an amount that is not an integer", `"amount": 4550`, `"amount": 45.5`, 76, "expenses.amount", "expected int64"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
