@@ -76,6 +76,7 @@ func TestBadDocuments(t *testing.T) {
 	}{
 		{"not fracti", `"format": "fracti.group"`, `"format": "other"`, 1, "format", "not a Fracti group export"},
 		{"future version", `"formatVersion": 1`, `"formatVersion": 2`, 1, "formatVersion", "newer Fracti"},
+		{"no version", `"formatVersion": 1`, `"formatVersion": 0`, 1, "formatVersion", "no formatVersion"},
 		{"a payer's amount with too many decimals", `"payers": [{"memberId": "111", "amount": "60.00"}`, `"payers": [{"memberId": "111", "amount": "60.001"}`, 19, "expenses[1].payers[0].amount", "not a valid amount"},
 		{"payers not adding up", `{"memberId": "222", "amount": "40.00"}]`, `{"memberId": "222", "amount": "39.00"}]`, 19, "expenses[1].payers", "add up to 99.00"},
 		{"splits not adding up", `"amount": "3.33", "shares": "1"`, `"amount": "3.32", "shares": "1"`, 24, "expenses[2].splits", "add up"},
