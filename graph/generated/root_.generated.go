@@ -159,6 +159,11 @@ type ComplexityRoot struct {
 		Version func(childComplexity int) int
 	}
 
+	ExportUrls struct {
+		CSV  func(childComplexity int) int
+		JSON func(childComplexity int) int
+	}
+
 	FieldChange struct {
 		After  func(childComplexity int) int
 		Before func(childComplexity int) int
@@ -174,6 +179,7 @@ type ComplexityRoot struct {
 		Currency               func(childComplexity int) int
 		Debts                  func(childComplexity int, simplify *bool, in *string) int
 		Expenses               func(childComplexity int, first *int, after *string) int
+		ExportUrls             func(childComplexity int) int
 		HistoryHead            func(childComplexity int) int
 		ID                     func(childComplexity int) int
 		Invites                func(childComplexity int) int
@@ -944,6 +950,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ExpenseRevision.Version(childComplexity), true
 
+	case "ExportUrls.csv":
+		if e.ComplexityRoot.ExportUrls.CSV == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExportUrls.CSV(childComplexity), true
+	case "ExportUrls.json":
+		if e.ComplexityRoot.ExportUrls.JSON == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExportUrls.JSON(childComplexity), true
+
 	case "FieldChange.after":
 		if e.ComplexityRoot.FieldChange.After == nil {
 			break
@@ -1031,6 +1050,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Expenses(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.exportUrls":
+		if e.ComplexityRoot.Group.ExportUrls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.ExportUrls(childComplexity), true
 	case "Group.historyHead":
 		if e.ComplexityRoot.Group.HistoryHead == nil {
 			break
@@ -3261,6 +3286,41 @@ input PaymentInput {
   amount: Decimal!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/export.graphqls", Input: `# Export: a group's data as files its members can download and take elsewhere.
+
+extend type Group {
+  """
+  Where the group's data can be downloaded, as JSON and as CSV. A GET with the
+  same Authorization header as /graphql (members only; anyone else gets 404)
+  answers with the file as an attachment.
+  """
+  exportUrls: ExportUrls!
+}
+
+"""
+The addresses of a group's exports: paths on this server (such as
+"/export/groups/<id>.json"), fetched with GET and the Authorization header
+/graphql takes. See docs/export.md.
+"""
+type ExportUrls {
+  """
+  Fracti's own JSON document (format "fracti.group", with a formatVersion):
+  every member (placeholders and members who left included), expense (payers,
+  splits, split type, spentAt, original currency and rate), settlement and
+  comment, and the balances: enough to rebuild the group exactly, and what
+  importGroup reads as FRACTI_JSON.
+  """
+  json: String!
+  """
+  A CSV in Splitwise's group layout (Date, Description, Category, Cost,
+  Currency, then one column per member holding what each row does to their
+  balance), with completed settlements as Payment rows and a Total balance
+  row per currency, for spreadsheets and other apps; UTF-8 with a byte order
+  mark, text cells that could run as formulas prefixed with a quote.
+  """
+  csv: String!
+}
+`, BuiltIn: false},
 	{Name: "../../schema/group.graphqls", Input: `# Groups: reading one, creating one.
 
 extend type Query {
@@ -4766,6 +4826,16 @@ func (ec *executionContext) childFields_ExpenseRevision(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type ExpenseRevision", field.Name)
 }
 
+func (ec *executionContext) childFields_ExportUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "json":
+		return ec.fieldContext_ExportUrls_json(ctx, field)
+	case "csv":
+		return ec.fieldContext_ExportUrls_csv(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ExportUrls", field.Name)
+}
+
 func (ec *executionContext) childFields_FieldChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "field":
@@ -4812,6 +4882,8 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_activity(ctx, field)
 	case "historyHead":
 		return ec.fieldContext_Group_historyHead(ctx, field)
+	case "exportUrls":
+		return ec.fieldContext_Group_exportUrls(ctx, field)
 	case "invites":
 		return ec.fieldContext_Group_invites(ctx, field)
 	case "joinByIdAllowed":
