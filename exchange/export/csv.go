@@ -72,9 +72,7 @@ func (x Export) CSV(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	_ = cw.Write(nil)
-	rows.totals(gb)
-	cw.Flush()
-	if err := cw.Error(); err != nil {
+	if err := rows.totals(gb); err != nil {
 		return err
 	}
 	return o.page()
@@ -239,8 +237,14 @@ func (r *rowWriter) name(id, stored string) string {
 
 // totals writes one Total balance row per currency the group has a book
 // in (its own currency when it has none): each member's balance, dated the
-// day of the export.
-func (r *rowWriter) totals(gb *store.GroupBalances) {
+// day of the export. They are written by hand: encoding/csv would quote the
+// single spaces Splitwise leaves in Category and Cost, and nothing else in
+// them needs quoting (a day, words, a currency code and numbers).
+func (r *rowWriter) totals(gb *store.GroupBalances) error {
+	r.cw.Flush()
+	if err := r.cw.Error(); err != nil {
+		return err
+	}
 	day := r.x.Now.In(r.x.location()).Format(store.DayLayout)
 	books := sortedBooks(gb)
 	if len(books) == 0 {
@@ -253,8 +257,9 @@ func (r *rowWriter) totals(gb *store.GroupBalances) {
 				r.row[i] = n.String()
 			}
 		}
-		_ = r.cw.Write(r.row)
+		r.o.str(strings.Join(r.row, ",") + "\n")
 	}
+	return r.o.err
 }
 
 // reader reads a list one item at a time, a page at a time.
