@@ -116,7 +116,9 @@ func (f exportFixture) apiBalances(t *testing.T) map[string]map[string]string {
 
 func TestExportJSON(t *testing.T) {
 	f := newExportFixture(t)
-	var urls struct{ Group struct{ ExportUrls struct{ JSON, Csv string } } }
+	var urls struct {
+		Group struct{ ExportUrls struct{ JSON, Csv string } }
+	}
 	f.alex.Must(&urls, `query($g: ID!) { group(id: $g) { exportUrls { json csv } } }`, "g", f.groupID)
 	require.Equal(t, "/export/groups/"+f.groupID+".json", urls.Group.ExportUrls.JSON)
 	require.Equal(t, "/export/groups/"+f.groupID+".csv", urls.Group.ExportUrls.Csv)

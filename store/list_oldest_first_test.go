@@ -22,7 +22,9 @@ func TestListOldestFirst(t *testing.T) {
 
 	for _, n := range []int{1, 2, 5, 100} {
 		t.Run(fmt.Sprint("pages of ", n), func(t *testing.T) {
-			es := all(t, n, func(a store.PageArgs) (store.Page[store.Expense], error) { return f.ListExpensesOldestFirst(ctx, g.ID, a) })
+			es := all(t, n, func(a store.PageArgs) (store.Page[store.Expense], error) {
+				return f.ListExpensesOldestFirst(ctx, g.ID, a)
+			})
 			ids := make([]string, len(es))
 			for i, e := range es {
 				ids[i] = e.ID
