@@ -6,6 +6,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -394,4 +396,44 @@ func TestExportRefusals(t *testing.T) {
 		require.Empty(t, res.Header().Get("Content-Disposition"), name)
 	}
 	require.Equal(t, "UNAUTHENTICATED", f.api.WithHeader("").Do(`{ me { id } }`).Code(), "as /graphql says")
+}
+
+// shape is a CSV's layout: each line's kind, runs of rows (and of totals) as one.
+func shape(t *testing.T, text string) []string {
+	t.Helper()
+	total := regexp.MustCompile(`^\d{4}-\d{2}-\d{2},Total balance, , ,[A-Z]{3}(,-?\d+(\.\d+)?)+$`)
+	row := regexp.MustCompile(`^\d{4}-\d{2}-\d{2},.*,[A-Z]{3}(,-?\d+(\.\d+)?)+$`)
+	var kinds []string
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		kind := "?"
+		switch {
+		case i == 0 && strings.HasPrefix(line, "Date,Description,Category,Cost,Currency,"):
+			kind = "header"
+		case line == "":
+			kind = "blank"
+		case total.MatchString(line):
+			kind = "totals"
+		case row.MatchString(line):
+			kind = "rows"
+		}
+		require.NotEqual(t, "?", kind, "line %d: %q", i+1, line)
+		if len(kinds) == 0 || kinds[len(kinds)-1] != kind || kind == "blank" {
+			kinds = append(kinds, kind)
+		}
+	}
+	return kinds
+}
+
+// The CSV is laid out as a real Splitwise group export is (testdata/README.md).
+func TestExportCSVLayoutMatchesSplitwise(t *testing.T) {
+	sample, err := os.ReadFile("../exchange/export/testdata/splitwise-group.csv")
+	require.NoError(t, err)
+	want := shape(t, string(sample))
+	require.Equal(t, []string{"header", "blank", "rows", "blank", "totals"}, want)
+
+	f := newExportFixture(t)
+	res := f.alex.Get("/export/groups/" + f.groupID + ".csv")
+	require.Equal(t, http.StatusOK, res.Code)
+	require.Equal(t, want, shape(t, strings.TrimPrefix(res.Body.String(), "\uFEFF")))
+	require.Contains(t, res.Body.String(), "\n"+time.Now().UTC().Format(store.DayLayout)+",Alex (2) paid Alex,Payment,10.00,USD,-10.00,10.00,")
 }
