@@ -99,6 +99,7 @@ func everyOperation(group, expense, deleted, settlement, invite, placeholder, to
 		{name: "updateGroup timeZone", query: `mutation($g: ID!) { updateGroup(id: $g, input: {expectedVersion: 1, timeZone: "Asia/Tokyo"}) { id } }`,
 			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "revokeAccessToken", query: `mutation($id: ID!) { revokeAccessToken(id: $id) }`, vars: []any{"id", token}, nonMember: "NOT_FOUND"},
+		{name: "group exportUrls", query: `query($id: ID!) { group(id: $id) { exportUrls { json csv } } }`, vars: []any{"id", group}, hidden: isNull("group")},
 	}
 }
 
