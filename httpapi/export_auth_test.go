@@ -56,7 +56,7 @@ func TestExportAuthorizationMatrix(t *testing.T) {
 				require.Equal(t, http.StatusNotFound, res.Code, name)
 				require.Equal(t, missing, res.Body.String(), "%s: answered as a group that does not exist", name)
 			}
-			res := api.WithHeader("Bearer "+writeOnly).Get(path)
+			res := api.WithHeader("Bearer " + writeOnly).Get(path)
 			require.Equal(t, http.StatusForbidden, res.Code)
 			require.Contains(t, res.Body.String(), `"code":"FORBIDDEN"`)
 			for name, u := range map[string]*apitest.User{"token": alice, "init data": bob} {
