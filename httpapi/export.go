@@ -68,13 +68,11 @@ func (h exportHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.notFound(ctx, w)
 		return
 	}
-	flusher, _ := w.(http.Flusher)
+	// The writer is wrapped (the access log's status): the controller
+	// finds the Flusher beneath.
+	rc := http.NewResponseController(w)
 	started := &startedWriter{ResponseWriter: w}
-	x := export.Export{Store: h.store, Group: g, Now: h.clock(), Flush: func() {
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}}
+	x := export.Export{Store: h.store, Group: g, Now: h.clock(), Flush: func() { _ = rc.Flush() }}
 	w.Header().Set("Content-Type", media)
 	w.Header().Set("Content-Disposition", x.ContentDisposition(ext))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
