@@ -3,9 +3,7 @@ package graph_test
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/fracti/api/internal/apitest"
 	"github.com/stretchr/testify/require"
@@ -122,17 +120,7 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	var before json.RawMessage
 	alice.Must(&before, everything, "g", group)
 
-	stale := apitest.InitData(222, "Bob", "", "bob", time.Now().Add(-25*time.Hour))
-	fresh := apitest.InitData(222, "Bob", "", "bob", time.Now())
-	credentials := map[string]string{
-		"no credentials":       "",
-		"unknown token":        "Bearer frt_aP0LINc6Ai1Z5uSYudHEK99CjpY7qHB8euhfn3KNhaM",
-		"malformed token":      "Bearer hunter2",
-		"forged init data":     "tma " + strings.Replace(fresh, "Bob", "Eve", 1),
-		"init data, other bot": "tma " + strings.Replace(fresh, "hash=", "hash=0", 1),
-		"expired init data":    "tma " + stale,
-		"unknown scheme":       "Basic YWxpY2U6c2VjcmV0",
-	}
+	credentials := apitest.BadCredentials()
 
 	ops := everyOperation(group, expense, deleted, settlement, setup.CreateInvite.ID, setup.AddPlaceholderMember.UserID, token)
 	ops = append(ops, recurringOperations(group, series)...)

@@ -3,9 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/internal/apitest"
@@ -29,16 +27,7 @@ func TestExportAuthorizationMatrix(t *testing.T) {
 	outsider := api.User("999", "Mallory")
 	writeOnly := tokenWithScopes(t, api, "111", "WRITE")
 
-	fresh := apitest.InitData(222, "Bob", "", "bob", time.Now())
-	badCredentials := map[string]string{
-		"no credentials":       "",
-		"unknown token":        "Bearer frt_aP0LINc6Ai1Z5uSYudHEK99CjpY7qHB8euhfn3KNhaM",
-		"malformed token":      "Bearer hunter2",
-		"forged init data":     "tma " + strings.Replace(fresh, "Bob", "Eve", 1),
-		"init data, other bot": "tma " + strings.Replace(fresh, "hash=", "hash=0", 1),
-		"expired init data":    "tma " + apitest.InitData(222, "Bob", "", "bob", time.Now().Add(-25*time.Hour)),
-		"unknown scheme":       "Basic YWxpY2U6c2VjcmV0",
-	}
+	badCredentials := apitest.BadCredentials()
 	for _, format := range []string{"json", "csv"} {
 		path := "/export/groups/" + g + "." + format
 		unknown := "/export/groups/00000000-0000-4000-8000-000000000000." + format
