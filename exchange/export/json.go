@@ -27,10 +27,9 @@ func (x Export) JSON(ctx context.Context, w io.Writer) error {
 	o.str(`,"exportedAt":`)
 	o.value(utcMillis(x.Now))
 	o.str(`,"group":`)
+	// Nothing is flushed before the first page is read: a table that
+	// cannot answer at all is still a clean 503.
 	o.value(fractijson.Group{ID: g.ID, Title: g.Title, Currency: g.Currency.Code(), TimeZone: g.TimeZone, CreatedAt: utcMillis(g.CreatedAt)})
-	if err := o.page(); err != nil {
-		return err
-	}
 	if err := jsonArray(ctx, o, "members", x.Store.ListMemberships, g.ID, jsonMember); err != nil {
 		return err
 	}

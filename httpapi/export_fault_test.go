@@ -1,0 +1,59 @@
+package httpapi_test
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/dynamotest"
+	"github.com/stretchr/testify/require"
+)
+
+// A table that fails before the file starts is an error answer, never a
+// file; one that fails midway breaks the download, never a file that
+// looks whole.
+func TestExportWhenTheTableFails(t *testing.T) {
+	var failFrom atomic.Int64 // fail every Query from this one on (0: none)
+	var queries atomic.Int64
+	fault := dynamotest.NewFault(func(op string, _ int) error {
+		if op != "Query" {
+			return nil
+		}
+		if n := queries.Add(1); failFrom.Load() > 0 && n >= failFrom.Load() {
+			return errors.New("injected failure")
+		}
+		return nil
+	})
+	api := apitest.NewWithClientOptions(t, []func(*dynamodb.Options){fault.Option()})
+	alice := api.User("111", "Alice")
+	g := alice.CreateGroup("Trip")
+	alice.Expense(g, "10.00", "111")
+
+	for _, format := range []string{"json", "csv"} {
+		failFrom.Store(queries.Load() + 1) // the first list
+		res := alice.Get("/export/groups/" + g + "." + format)
+		require.Equal(t, http.StatusInternalServerError, res.Code, format)
+		require.Empty(t, res.Header().Get("Content-Disposition"), format)
+		require.Equal(t, "application/json", res.Header().Get("Content-Type"), format)
+		require.Contains(t, res.Body.String(), `"code":"INTERNAL_SERVER_ERROR"`, format)
+		require.NotContains(t, res.Body.String(), "injected", "no internal detail")
+	}
+
+	// JSON: the members go out, the expenses' Query fails.
+	failFrom.Store(queries.Load() + 2)
+	req, err := http.NewRequest(http.MethodGet, api.BaseURL()+"/export/groups/"+g+".json", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", alice.Header())
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	body, err := io.ReadAll(resp.Body)
+	require.Error(t, err, "the download breaks: %s", body)
+	require.Contains(t, string(body), `"members":[`)
+	require.NotContains(t, string(body), `"balances"`)
+}
