@@ -40,6 +40,14 @@ type Comment struct {
 	DeletedBy  string
 }
 
+// BodyOrNil is the body, nil once the comment is deleted.
+func (c *Comment) BodyOrNil() *string {
+	if c.DeletedAt != nil {
+		return nil
+	}
+	return &c.Body
+}
+
 // Ref is what locates the comment's item without an index lookup.
 func (c *Comment) Ref() CommentRef {
 	return CommentRef{ID: c.ID, GroupID: c.GroupID, ExpenseID: c.ExpenseID, CreatedAt: c.CreatedAt}
