@@ -293,3 +293,14 @@ func commentOperations(expense, comment string) []operation {
 		{name: "deleteComment", query: `mutation($id: ID!) { deleteComment(id: $id) }`, vars: []any{"id", comment}, nonMember: "NOT_FOUND"},
 	}
 }
+
+func TestCommentsOfAPageOfExpensesCostPerComment(t *testing.T) {
+	_, group, alice, _, _ := trio(t)
+	const q = `query($g: ID!, $n: Int) { group(id: $g) { expenses(first: $n) { nodes { id
+		comments(first: $n) { nodes { id body createdAt author { name } } } } } } }`
+	// Each expense's thread is a Query of its own: a page of expenses
+	// asking for full pages of comments multiplies, and is refused before
+	// anything is read.
+	alice.Fails("COMPLEXITY_LIMIT_EXCEEDED", q, "g", group, "n", 100)
+	alice.Must(nil, q, "g", group, "n", 20)
+}
