@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fracti/api/internal/apitest"
 	"github.com/stretchr/testify/require"
@@ -303,4 +304,48 @@ func TestCommentsOfAPageOfExpensesCostPerComment(t *testing.T) {
 	// anything is read.
 	alice.Fails("COMPLEXITY_LIMIT_EXCEEDED", q, "g", group, "n", 100)
 	alice.Must(nil, q, "g", group, "n", 20)
+}
+
+// A page of activity whose events are comments looks their subjects up by
+// id together: one GSI2 Query each (an event names a comment by id alone),
+// all in one wave after the page; the authors cost nothing more.
+func TestCommentSubjectsAreLookedUpTogether(t *testing.T) {
+	// A wide batch window: the count tests the batching, not the speed of
+	// a shared machine (as in batching_test.go).
+	api := apitest.New(t, apitest.LoaderWait(200*time.Millisecond))
+	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
+	group := alice.CreateGroup("Trip")
+	bob.Join(group)
+	expense := alice.Expense(group, "30.00", "111", "222")
+	for i := range 10 {
+		addComment(t, bob, expense, fmt.Sprint("comment ", i))
+	}
+	const q = `query($g: ID!) { group(id: $g) { activity(first: 10) { nodes { type
+		subject { ... on Comment { id body author { name } } } } } } }`
+	alice.Must(nil, q, "g", group) // the access token's lookup is cached from now on
+	api.Calls.Reset()
+	var out struct {
+		Group struct {
+			Activity struct {
+				Nodes []struct {
+					Type    string
+					Subject struct {
+						ID     string
+						Body   string
+						Author struct{ Name string }
+					}
+				}
+			}
+		}
+	}
+	alice.Must(&out, q, "g", group)
+	require.Len(t, out.Group.Activity.Nodes, 10)
+	for _, n := range out.Group.Activity.Nodes {
+		require.Equal(t, "COMMENT_ADDED", n.Type)
+		require.Equal(t, "Bob", n.Subject.Author.Name)
+	}
+	// The group and its member, the page of events, then the ten lookups
+	// in one wave (the author is a member already read).
+	require.Equal(t, map[string]int{"BatchGetItem": 1, "Query": 2 + 10}, api.Calls.ByOperation())
+	require.LessOrEqual(t, api.Calls.Waves(), 3)
 }
