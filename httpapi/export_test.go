@@ -44,10 +44,18 @@ func newExportFixture(t *testing.T) exportFixture {
 	alex.Must(&ph, `mutation($g: ID!) { addPlaceholderMember(groupId: $g, name: "Grandma") { userId } }`, "g", g)
 	p := ph.AddPlaceholderMember.UserID
 
-	expense := func(u *apitest.User, in map[string]any) {
+	expense := func(u *apitest.User, in map[string]any) string {
 		t.Helper()
 		in["groupId"] = g
-		u.Must(nil, `mutation($in: CreateExpenseInput!) { createExpense(input: $in) { id } }`, "in", in)
+		var out struct{ CreateExpense struct{ ID string } }
+		u.Must(&out, `mutation($in: CreateExpenseInput!) { createExpense(input: $in) { id } }`, "in", in)
+		return out.CreateExpense.ID
+	}
+	comment := func(u *apitest.User, expenseID, body string) string {
+		t.Helper()
+		var out struct{ AddComment struct{ ID string } }
+		u.Must(&out, `mutation($e: ID!, $b: String!) { addComment(expenseId: $e, body: $b) { id } }`, "e", expenseID, "b", body)
+		return out.AddComment.ID
 	}
 	split := func(kv ...string) []map[string]any {
 		var out []map[string]any
@@ -71,7 +79,7 @@ func newExportFixture(t *testing.T) exportFixture {
 	settle(alex, map[string]any{"fromUserId": "103", "amount": "15.00", "status": "COMPLETED"})
 	carol.Must(nil, `mutation($g: ID!) { leaveGroup(groupId: $g) }`, "g", g)
 
-	expense(alex, map[string]any{"amount": "100.00", "description": "Hotel", "category": "lodging", "splitType": "EQUAL",
+	hotel := expense(alex, map[string]any{"amount": "100.00", "description": "Hotel", "category": "lodging", "splitType": "EQUAL",
 		"payers": []map[string]any{{"userId": "101", "amount": "60.00"}, {"userId": "102", "amount": "40.00"}},
 		"splits": split("101", "", "", "102", "", "", p, "", "")})
 	expense(dan, map[string]any{"amount": "90.00", "currency": "EUR", "description": `Dinner, "Roma"`, "splitType": "EXACT",
@@ -90,6 +98,14 @@ func newExportFixture(t *testing.T) exportFixture {
 	settle(alex, map[string]any{"fromUserId": "102", "amount": "10.00", "status": "COMPLETED"})
 	settle(dan, map[string]any{"toUserId": "101", "amount": "5.00", "currency": "EUR"}) // pending: moves nothing
 	settle(alex, map[string]any{"fromUserId": "104", "amount": "300", "currency": "JPY", "status": "COMPLETED"})
+
+	// Comments: one that stands, a tombstone, and one on an expense since
+	// deleted (which the file does not hold, so neither its comment).
+	comment(alex, hotel, "=1+1 looks right")
+	alex2.Must(nil, `mutation($id: ID!) { deleteComment(id: $id) }`, "id", comment(alex2, hotel, "Thanks"))
+	scrapped := expense(alex, map[string]any{"amount": "3.00", "description": "Scrapped", "splitType": "EQUAL", "splits": split("101", "", "", "104", "", "")})
+	comment(dan, scrapped, "on a deleted expense")
+	alex.Must(nil, `mutation($id: ID!) { deleteExpense(id: $id) }`, "id", scrapped)
 	return exportFixture{api: api, alex: alex, alex2: alex2, dan: dan, groupID: g, placeholder: p}
 }
 
@@ -226,8 +242,32 @@ func TestExportJSON(t *testing.T) {
 	}
 	require.Equal(t, "PENDING", doc.Settlements[2].Status)
 	require.Equal(t, "5.00", doc.Settlements[2].Amount)
-	require.NotNil(t, doc.Comments)
-	require.Empty(t, doc.Comments) // TODO(comments): comments once the comments branch is merged
+	comments, err := s.ListGroupComments(ctx, f.groupID, store.PageArgs{First: 100})
+	require.NoError(t, err)
+	require.Len(t, comments.Items, 3)
+	require.Len(t, doc.Comments, 2, "the comment on a deleted expense stays out")
+	var kept []store.Comment
+	for _, c := range comments.Items {
+		if slices.ContainsFunc(doc.Expenses, func(e fractijson.Expense) bool { return e.ID == c.ExpenseID }) {
+			kept = append(kept, c)
+		}
+	}
+	require.Len(t, kept, 2)
+	for i, c := range kept {
+		got := doc.Comments[i]
+		require.Equal(t, c.ID, got.ID)
+		require.Equal(t, c.ExpenseID, got.ExpenseID)
+		require.Equal(t, c.AuthorID, got.AuthorID)
+		require.True(t, c.CreatedAt.Equal(got.CreatedAt))
+		require.Equal(t, c.DeletedAt != nil, got.DeletedAt != nil)
+		if c.DeletedAt == nil {
+			require.Equal(t, c.Body, got.Body)
+		} else {
+			require.Empty(t, got.Body, "a tombstone keeps no body")
+		}
+	}
+	require.ElementsMatch(t, []string{"=1+1 looks right", ""}, []string{doc.Comments[0].Body, doc.Comments[1].Body},
+		"JSON keeps text as it is: the formula rule is the CSV's")
 
 	// Balances: every non-zero balance the API shows, and nothing else.
 	want := map[string]map[string]string{}

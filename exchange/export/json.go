@@ -16,7 +16,8 @@ import (
 // JSON writes the group as a fractijson.Document, its fields in the
 // Document's order, each array page by page: members (every membership:
 // placeholders and members who left included), expenses and settlements
-// in the order they were recorded, comments, then balances.
+// in the order they were recorded, the comments of those expenses (by
+// expense, oldest first; a deleted comment as a tombstone), then balances.
 func (x Export) JSON(ctx context.Context, w io.Writer) error {
 	o := newOut(w, x.Flush)
 	g := x.Group
@@ -30,18 +31,18 @@ func (x Export) JSON(ctx context.Context, w io.Writer) error {
 	// Nothing is flushed before the first page is read: a table that
 	// cannot answer at all is still a clean 503.
 	o.value(fractijson.Group{ID: g.ID, Title: g.Title, Currency: g.Currency.Code(), TimeZone: g.TimeZone, CreatedAt: utcMillis(g.CreatedAt)})
-	if err := jsonArray(ctx, o, "members", x.Store.ListMemberships, g.ID, jsonMember); err != nil {
+	if err := jsonArray(ctx, o, "members", x.Store.ListMemberships, g.ID, jsonMember, nil); err != nil {
 		return err
 	}
-	if err := jsonArray(ctx, o, "expenses", x.Store.ListExpensesOldestFirst, g.ID, jsonExpense); err != nil {
+	if err := jsonArray(ctx, o, "expenses", x.Store.ListExpensesOldestFirst, g.ID, jsonExpense, nil); err != nil {
 		return err
 	}
-	if err := jsonArray(ctx, o, "settlements", x.Store.ListSettlementsOldestFirst, g.ID, jsonSettlement); err != nil {
+	if err := jsonArray(ctx, o, "settlements", x.Store.ListSettlementsOldestFirst, g.ID, jsonSettlement, nil); err != nil {
 		return err
 	}
-	// TODO(comments): the comments of the group's expenses, page by page
-	// through store.ListGroupComments, once the comments branch is merged.
-	o.str(`,"comments":[]`)
+	if err := jsonArray(ctx, o, "comments", x.Store.ListGroupComments, g.ID, jsonComment, x.onLiveExpenses); err != nil {
+		return err
+	}
 	gb, err := x.balances(ctx)
 	if err != nil {
 		return err
@@ -65,13 +66,24 @@ func (o *out) value(v any) {
 	o.write(b)
 }
 
-// jsonArray writes `,"name":[...]` with the items of a list, page by page.
+// jsonArray writes `,"name":[...]` with the items of a list, page by page;
+// keep, when set, says which items of a page go in.
 func jsonArray[T, J any](ctx context.Context, o *out, name string, list func(context.Context, string, store.PageArgs) (store.Page[T], error),
-	groupID string, conv func(*T) J) error {
+	groupID string, conv func(*T) J, keep func(context.Context, []T) (func(*T) bool, error)) error {
 	o.str(`,"` + name + `":[`)
 	first := true
 	err := eachPage(ctx, list, groupID, func(items []T) error {
+		kept := func(*T) bool { return true }
+		if keep != nil {
+			var err error
+			if kept, err = keep(ctx, items); err != nil {
+				return err
+			}
+		}
 		for i := range items {
+			if !kept(&items[i]) {
+				continue
+			}
 			if !first {
 				o.str(",")
 			}
@@ -85,6 +97,32 @@ func jsonArray[T, J any](ctx context.Context, o *out, name string, list func(con
 	}
 	o.str("]")
 	return o.err
+}
+
+// onLiveExpenses keeps the comments of expenses the file holds: a deleted
+// expense keeps its comments (they show again if it is restored), but the
+// file has no such expense for them to name. It reads the page's expenses
+// by id (one index lookup each, together), so that memory stays a page's.
+func (x Export) onLiveExpenses(ctx context.Context, comments []store.Comment) (func(*store.Comment) bool, error) {
+	var refs []store.ExpenseRef
+	seen := map[string]bool{}
+	for _, c := range comments {
+		if !seen[c.ExpenseID] {
+			seen[c.ExpenseID] = true
+			refs = append(refs, store.ExpenseRef{ID: c.ExpenseID})
+		}
+	}
+	es, err := x.Store.GetExpenses(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	live := make(map[string]bool, len(es))
+	for _, e := range es {
+		if e != nil && e.DeletedAt == nil && e.GroupID == x.Group.ID {
+			live[e.ID] = true
+		}
+	}
+	return func(c *store.Comment) bool { return live[c.ExpenseID] }, nil
 }
 
 // utcMillis is t as the document writes times: UTC, to the millisecond.
@@ -147,6 +185,15 @@ func jsonSettlement(st *store.Settlement) fractijson.Settlement {
 			Amount: c.Amount.String(), Currency: c.Amount.Currency().Code(),
 			Rate: c.Rate.String(), RateSource: c.Source, RateDate: c.Date,
 		}
+	}
+	return out
+}
+
+func jsonComment(c *store.Comment) fractijson.Comment {
+	out := fractijson.Comment{ID: c.ID, ExpenseID: c.ExpenseID, AuthorID: c.AuthorID, Body: c.Body,
+		CreatedAt: utcMillis(c.CreatedAt), DeletedAt: optionalTime(c.DeletedAt)}
+	if c.DeletedAt != nil {
+		out.Body = "" // a tombstone says nothing of what was said
 	}
 	return out
 }
