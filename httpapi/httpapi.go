@@ -208,6 +208,7 @@ func New(cfg Config) http.Handler {
 	if cfg.WebhookSecret != "" {
 		mux.Handle("POST "+WebhookPath, webhook{secret: cfg.WebhookSecret, store: cfg.Store, log: cfg.Log, maxBody: cfg.MaxBodyBytes})
 	}
+	// An export makes a Query per 100 items: no call budget (0), the request's deadline only.
 	mux.Handle("GET "+ExportPath+"{file}", withRequest(cfg.Log, 0, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(
 		exportHandler{store: cfg.Store, log: cfg.Log, metrics: cfg.Metrics, meter: meter, now: cfg.Now}))))
 	mux.Handle("GET /healthz", http.HandlerFunc(alive))
