@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -56,4 +57,50 @@ func TestExportWhenTheTableFails(t *testing.T) {
 	require.Error(t, err, "the download breaks: %s", body)
 	require.Contains(t, string(body), `"members":[`)
 	require.NotContains(t, string(body), `"balances"`)
+}
+
+// A settlement completed while a CSV is read, after its settlements were
+// read: the file still adds up (each currency's Total balance row is the
+// sum of the rows above it), as an importer that checks it against its
+// rows requires; the next export has the payment and the new balances.
+func TestExportCSVAddsUpWhenTheGroupChangesMeanwhile(t *testing.T) {
+	var armed, done atomic.Bool
+	var queries atomic.Int64
+	var pay func()
+	fault := dynamotest.NewFault(func(op string, _ int) error {
+		if !armed.Load() || done.Load() {
+			return nil
+		}
+		if op == "Query" {
+			queries.Add(1)
+			return nil
+		}
+		// Memberships, expenses and settlements are read: the balances are next.
+		if queries.Load() >= 3 {
+			done.Store(true)
+			pay()
+		}
+		return nil
+	})
+	api := apitest.NewWithClientOptions(t, []func(*dynamodb.Options){fault.Option()})
+	alice, bob := api.User("111", "Alice"), api.User("112", "Bob")
+	g := alice.CreateGroup("Trip")
+	bob.Join(g)
+	alice.Expense(g, "10.00", "111", "112")
+	pay = func() {
+		alice.Must(nil, `mutation($in: CreateSettlementInput!) { createSettlement(input: $in) { id } }`,
+			"in", map[string]any{"groupId": g, "fromUserId": "112", "amount": "5.00", "status": "COMPLETED"})
+	}
+
+	armed.Store(true)
+	res := alice.Get("/export/groups/" + g + ".csv")
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	require.True(t, done.Load(), "the settlement was made while the file was read")
+	body := strings.TrimPrefix(res.Body.String(), "\uFEFF")
+	require.NotContains(t, body, "Payment", "read before the payment")
+	require.Contains(t, body, ",Total balance, , ,USD,5.00,-5.00\n", "the rows' sum, not the balances after the payment")
+
+	res = alice.Get("/export/groups/" + g + ".csv")
+	require.Contains(t, res.Body.String(), ",Bob paid Alice,Payment,5.00,USD,-5.00,5.00\n")
+	require.Contains(t, res.Body.String(), ",Total balance, , ,USD,0.00,0.00\n")
 }

@@ -128,6 +128,22 @@ type rowWriter struct {
 	index map[string]int // member id -> its cell in row
 	cols  []column
 	n     int // rows written since the last flush
+	// sums is each currency's member cells summed over the rows written:
+	// the Total balance rows, so that they always add up to the rows above
+	// them, even when the group changed while the file was being read.
+	sums map[money.Currency][]money.Amount
+}
+
+// add adds a to the member cell i's sum in a's currency.
+func (r *rowWriter) add(i int, a money.Amount) {
+	if r.sums == nil {
+		r.sums = map[money.Currency][]money.Amount{}
+	}
+	cur := a.Currency()
+	if r.sums[cur] == nil {
+		r.sums[cur] = slices.Repeat([]money.Amount{money.Zero(cur)}, len(r.cols))
+	}
+	r.sums[cur][i-len(header)] = r.sums[cur][i-len(header)].Add(a)
 }
 
 // history writes the expenses and the completed settlements, merged in
@@ -203,6 +219,7 @@ func (r *rowWriter) expense(e *store.Expense) {
 	for id, a := range net {
 		if i, ok := r.index[id]; ok {
 			r.row[i] = a.String()
+			r.add(i, a)
 		}
 	}
 	_ = r.cw.Write(r.row)
@@ -220,9 +237,11 @@ func (r *rowWriter) payment(st *store.Settlement) {
 	r.start(when.In(r.x.location()).Format(store.DayLayout), Cell(from+" paid "+to), paymentCategory, a.String(), a.Currency())
 	if i, ok := r.index[st.FromUserID]; ok {
 		r.row[i] = a.String()
+		r.add(i, a)
 	}
 	if i, ok := r.index[st.ToUserID]; ok {
 		r.row[i] = a.Neg().String()
+		r.add(i, a.Neg())
 	}
 	_ = r.cw.Write(r.row)
 }
@@ -236,26 +255,37 @@ func (r *rowWriter) name(id, stored string) string {
 }
 
 // totals writes one Total balance row per currency the group has a book
-// in (its own currency when it has none): each member's balance, dated the
-// day of the export. They are written by hand: encoding/csv would quote the
-// single spaces Splitwise leaves in Category and Cost, and nothing else in
-// them needs quoting (a day, words, a currency code and numbers).
+// in or the rows name (its own currency when there is none), dated the day
+// of the export: each member's balance, as the sum of their cells above.
+// That is the group's balances as the API gives them when nothing changed
+// while the file was read; when something did (a settlement completed
+// after the settlements were read), the file still adds up and reads as
+// the state it shows. They are written by hand: encoding/csv would quote
+// the single spaces Splitwise leaves in Category and Cost, and nothing else
+// in them needs quoting (a day, words, a currency code and numbers).
 func (r *rowWriter) totals(gb *store.GroupBalances) error {
 	r.cw.Flush()
 	if err := r.cw.Error(); err != nil {
 		return err
 	}
 	day := r.x.Now.In(r.x.location()).Format(store.DayLayout)
-	books := sortedBooks(gb)
-	if len(books) == 0 {
-		books = append(books, gb.Book(r.x.Group.Currency))
+	var currencies []money.Currency
+	for _, b := range gb.Books {
+		currencies = append(currencies, b.Currency)
 	}
-	for _, b := range books {
-		r.start(day, totalBalance, blankCell, blankCell, b.Currency)
-		for id, n := range b.Nets() {
-			if i, ok := r.index[id]; ok {
-				r.row[i] = n.String()
-			}
+	for cur := range r.sums {
+		if !slices.Contains(currencies, cur) {
+			currencies = append(currencies, cur)
+		}
+	}
+	if len(currencies) == 0 {
+		currencies = append(currencies, r.x.Group.Currency)
+	}
+	slices.SortFunc(currencies, func(a, b money.Currency) int { return cmp.Compare(a.Code(), b.Code()) })
+	for _, cur := range currencies {
+		r.start(day, totalBalance, blankCell, blankCell, cur)
+		for i, n := range r.sums[cur] {
+			r.row[len(header)+i] = n.String()
 		}
 		r.o.str(strings.Join(r.row, ",") + "\n")
 	}
