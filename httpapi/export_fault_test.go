@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/fracti/api/exchange/fractijson"
 	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/stretchr/testify/require"
@@ -59,11 +61,12 @@ func TestExportWhenTheTableFails(t *testing.T) {
 	require.NotContains(t, string(body), `"balances"`)
 }
 
-// A settlement completed while a CSV is read, after its settlements were
-// read: the file still adds up (each currency's Total balance row is the
-// sum of the rows above it), as an importer that checks it against its
-// rows requires; the next export has the payment and the new balances.
-func TestExportCSVAddsUpWhenTheGroupChangesMeanwhile(t *testing.T) {
+// A settlement completed while an export is read, after its settlements
+// were read: the file still adds up (the CSV's Total balance rows are the
+// sums of the rows above them; the JSON's balances are what its expenses and
+// settlements make), as an import that checks itself against them
+// requires; the next export has the payment and the new balances.
+func TestExportAddsUpWhenTheGroupChangesMeanwhile(t *testing.T) {
 	var armed, done atomic.Bool
 	var queries atomic.Int64
 	var pay func()
@@ -71,14 +74,15 @@ func TestExportCSVAddsUpWhenTheGroupChangesMeanwhile(t *testing.T) {
 		if !armed.Load() || done.Load() {
 			return nil
 		}
-		if op == "Query" {
-			queries.Add(1)
-			return nil
-		}
-		// Memberships, expenses and settlements are read: the balances are next.
+		// Memberships, expenses and settlements are read: whatever comes
+		// next (the JSON's comments, the CSV's balances) comes after a payment.
 		if queries.Load() >= 3 {
 			done.Store(true)
 			pay()
+			return nil
+		}
+		if op == "Query" {
+			queries.Add(1)
 		}
 		return nil
 	})
@@ -89,18 +93,30 @@ func TestExportCSVAddsUpWhenTheGroupChangesMeanwhile(t *testing.T) {
 	alice.Expense(g, "10.00", "111", "112")
 	pay = func() {
 		alice.Must(nil, `mutation($in: CreateSettlementInput!) { createSettlement(input: $in) { id } }`,
-			"in", map[string]any{"groupId": g, "fromUserId": "112", "amount": "5.00", "status": "COMPLETED"})
+			"in", map[string]any{"groupId": g, "fromUserId": "112", "amount": "1.00", "status": "COMPLETED"})
+	}
+	midway := func(format string) string {
+		t.Helper()
+		queries.Store(0)
+		done.Store(false)
+		armed.Store(true)
+		defer armed.Store(false)
+		res := alice.Get("/export/groups/" + g + "." + format)
+		require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+		require.True(t, done.Load(), "a settlement was made while the file was read")
+		return strings.TrimPrefix(res.Body.String(), "\uFEFF")
 	}
 
-	armed.Store(true)
-	res := alice.Get("/export/groups/" + g + ".csv")
-	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
-	require.True(t, done.Load(), "the settlement was made while the file was read")
-	body := strings.TrimPrefix(res.Body.String(), "\uFEFF")
+	body := midway("csv")
 	require.NotContains(t, body, "Payment", "read before the payment")
 	require.Contains(t, body, ",Total balance, , ,USD,5.00,-5.00\n", "the rows' sum, not the balances after the payment")
+	body = alice.Get("/export/groups/" + g + ".csv").Body.String()
+	require.Contains(t, body, ",Bob paid Alice,Payment,1.00,USD,-1.00,1.00\n")
+	require.Contains(t, body, ",Total balance, , ,USD,4.00,-4.00\n")
 
-	res = alice.Get("/export/groups/" + g + ".csv")
-	require.Contains(t, res.Body.String(), ",Bob paid Alice,Payment,5.00,USD,-5.00,5.00\n")
-	require.Contains(t, res.Body.String(), ",Total balance, , ,USD,0.00,0.00\n")
+	var doc fractijson.Document
+	require.NoError(t, json.Unmarshal([]byte(midway("json")), &doc))
+	require.Len(t, doc.Settlements, 1, "the first payment, read before the second")
+	require.Equal(t, []fractijson.Balance{{MemberID: "111", Currency: "USD", Amount: "4.00"}, {MemberID: "112", Currency: "USD", Amount: "-4.00"}},
+		doc.Balances, "what the file's expense and settlement make")
 }

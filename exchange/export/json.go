@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fracti/api/exchange/fractijson"
+	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 )
 
@@ -34,21 +35,20 @@ func (x Export) JSON(ctx context.Context, w io.Writer) error {
 	if err := jsonArray(ctx, o, "members", x.Store.ListMemberships, g.ID, jsonMember, nil); err != nil {
 		return err
 	}
-	if err := jsonArray(ctx, o, "expenses", x.Store.ListExpensesOldestFirst, g.ID, jsonExpense, nil); err != nil {
+	nets := netsOf{}
+	expense := func(e *store.Expense) fractijson.Expense { nets.expense(e); return jsonExpense(e) }
+	if err := jsonArray(ctx, o, "expenses", x.Store.ListExpensesOldestFirst, g.ID, expense, nil); err != nil {
 		return err
 	}
-	if err := jsonArray(ctx, o, "settlements", x.Store.ListSettlementsOldestFirst, g.ID, jsonSettlement, nil); err != nil {
+	settlement := func(st *store.Settlement) fractijson.Settlement { nets.settlement(st); return jsonSettlement(st) }
+	if err := jsonArray(ctx, o, "settlements", x.Store.ListSettlementsOldestFirst, g.ID, settlement, nil); err != nil {
 		return err
 	}
 	if err := jsonArray(ctx, o, "comments", x.Store.ListGroupComments, g.ID, jsonComment, x.onLiveExpenses); err != nil {
 		return err
 	}
-	gb, err := x.balances(ctx)
-	if err != nil {
-		return err
-	}
 	o.str(`,"balances":`)
-	o.value(jsonBalances(gb))
+	o.value(nets.balances())
 	o.str("}\n")
 	return o.page()
 }
@@ -198,15 +198,53 @@ func jsonComment(c *store.Comment) fractijson.Comment {
 	return out
 }
 
-// jsonBalances is every member's balance that is not zero, by currency
-// then member id.
-func jsonBalances(gb *store.GroupBalances) []fractijson.Balance {
+// netsOf is each currency's member balances made by the expenses and
+// completed settlements written so far (currency code -> member id -> net):
+// the file's balances. They are the group's balances as the API gives them,
+// unless the group changed while the file was read; the file then still
+// adds up, as an import that checks itself against its balances requires.
+type netsOf map[string]map[string]money.Amount
+
+func (n netsOf) add(id string, a money.Amount) {
+	code := a.Currency().Code()
+	if n[code] == nil {
+		n[code] = map[string]money.Amount{}
+	}
+	if v, ok := n[code][id]; ok {
+		a = v.Add(a)
+	}
+	n[code][id] = a
+}
+
+// expense: each payer +paid, each member in the split −share.
+func (n netsOf) expense(e *store.Expense) {
+	for _, p := range e.Payers {
+		n.add(p.UserID, p.Amount)
+	}
+	for _, sp := range e.Splits {
+		n.add(sp.UserID, sp.Amount.Neg())
+	}
+}
+
+// settlement: a completed one, +amount for the payer and −amount for the
+// recipient, in what it settled; any other moves nothing.
+func (n netsOf) settlement(st *store.Settlement) {
+	if st.Status != store.SettlementCompleted {
+		return
+	}
+	a := st.Settled()
+	n.add(st.FromUserID, a)
+	n.add(st.ToUserID, a.Neg())
+}
+
+// balances is every member's balance that is not zero, by currency then
+// member id.
+func (n netsOf) balances() []fractijson.Balance {
 	out := []fractijson.Balance{}
-	for _, b := range sortedBooks(gb) {
-		nets := b.Nets()
-		for _, id := range slices.Sorted(maps.Keys(nets)) {
-			if n := nets[id]; !n.IsZero() {
-				out = append(out, fractijson.Balance{MemberID: id, Currency: b.Currency.Code(), Amount: n.String()})
+	for _, code := range slices.Sorted(maps.Keys(n)) {
+		for _, id := range slices.Sorted(maps.Keys(n[code])) {
+			if a := n[code][id]; !a.IsZero() {
+				out = append(out, fractijson.Balance{MemberID: id, Currency: code, Amount: a.String()})
 			}
 		}
 	}
