@@ -477,3 +477,21 @@ func TestExportCSVLayoutMatchesSplitwise(t *testing.T) {
 	require.Equal(t, want, shape(t, strings.TrimPrefix(res.Body.String(), "\uFEFF")))
 	require.Contains(t, res.Body.String(), "\n"+time.Now().UTC().Format(store.DayLayout)+",Alex (2) paid Alex,Payment,10.00,USD,-10.00,10.00,")
 }
+
+// Names are made distinct as the header writes them: "=A" neutralised is
+// "'=A", the name of another member, so one of them is "'=A (2)"; a payment
+// names them as their columns do.
+func TestExportCSVNamesDistinctAfterNeutralising(t *testing.T) {
+	api := apitest.New(t)
+	a, b := api.User("111", "=A"), api.User("112", "'=A")
+	g := a.CreateGroup("Trip")
+	b.Join(g)
+	b.Must(nil, `mutation($in: CreateSettlementInput!) { createSettlement(input: $in) { id } }`,
+		"in", map[string]any{"groupId": g, "fromUserId": "111", "amount": "1.00", "status": "COMPLETED"})
+	res := a.Get("/export/groups/" + g + ".csv")
+	require.Equal(t, http.StatusOK, res.Code, res.Body.String())
+	rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(res.Body.String(), "\uFEFF"))).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"'=A", "'=A (2)"}, rows[0][5:])
+	require.Equal(t, "'=A paid '=A (2)", rows[1][1])
+}

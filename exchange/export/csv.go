@@ -55,7 +55,7 @@ func (x Export) CSV(ctx context.Context, w io.Writer) error {
 	row := make([]string, len(header)+len(cols))
 	copy(row, header)
 	for i, c := range cols {
-		row[len(header)+i] = Cell(c.name)
+		row[len(header)+i] = c.name
 	}
 	_ = cw.Write(row)
 	_ = cw.Write(nil)
@@ -90,7 +90,8 @@ func Cell(s string) string {
 }
 
 // columns is one column per membership, in the order members joined (then
-// by id), each name distinct: a second "Alex" is "Alex (2)".
+// by id), each name neutralised (Cell) and distinct: a second "Alex" is
+// "Alex (2)".
 func (x Export) columns(ctx context.Context) ([]column, error) {
 	var members []store.Member
 	err := eachPage(ctx, x.Store.ListMemberships, x.Group.ID, func(items []store.Member) error {
@@ -110,8 +111,11 @@ func (x Export) columns(ctx context.Context) ([]column, error) {
 		if name == "" {
 			name = "Member " + m.UserID
 		}
+		// Distinct as written: "=A" neutralised is the name "'=A".
+		base := Cell(name)
+		name = base
 		for n := 2; taken[name]; n++ {
-			name = strings.TrimSpace(m.Name) + " (" + strconv.Itoa(n) + ")"
+			name = base + " (" + strconv.Itoa(n) + ")"
 		}
 		taken[name] = true
 		cols[i] = column{id: m.UserID, name: name}
