@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fracti/api/internal/apitest"
 	"github.com/stretchr/testify/require"
@@ -103,6 +102,7 @@ func everyOperation(group, expense, deleted, settlement, invite, placeholder, to
 			vars: []any{"id", settlement}, hidden: isNull("settlement")},
 		{name: "submitSettlementTransaction", query: `mutation($id: ID!) { submitSettlementTransaction(id: $id, txHash: "` + strings.Repeat("ab", 32) + `") { id } }`,
 			vars: []any{"id", settlement}, nonMember: "NOT_FOUND"},
+		{name: "group exportUrls", query: `query($id: ID!) { group(id: $id) { exportUrls { json csv } } }`, vars: []any{"id", group}, hidden: isNull("group")},
 	}
 }
 
@@ -122,24 +122,17 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	alice.Must(&setup, `mutation($g: ID!) { createInvite(groupId: $g) { id } addPlaceholderMember(groupId: $g, name: "Carol") { userId } }`, "g", group)
 	token := createAccessToken(t, alice, map[string]any{"name": "alice's", "scopes": []string{"READ", "WRITE"}}).AccessToken.ID
 	series := recurringFixture(t, alice, group)
+	var commented struct{ AddComment struct{ ID string } }
+	bob.Must(&commented, `mutation($e: ID!) { addComment(expenseId: $e, body: "Thanks") { id } }`, "e", expense)
 	var before json.RawMessage
 	alice.Must(&before, everything, "g", group)
 
-	stale := apitest.InitData(222, "Bob", "", "bob", time.Now().Add(-25*time.Hour))
-	fresh := apitest.InitData(222, "Bob", "", "bob", time.Now())
-	credentials := map[string]string{
-		"no credentials":       "",
-		"unknown token":        "Bearer frt_aP0LINc6Ai1Z5uSYudHEK99CjpY7qHB8euhfn3KNhaM",
-		"malformed token":      "Bearer hunter2",
-		"forged init data":     "tma " + strings.Replace(fresh, "Bob", "Eve", 1),
-		"init data, other bot": "tma " + strings.Replace(fresh, "hash=", "hash=0", 1),
-		"expired init data":    "tma " + stale,
-		"unknown scheme":       "Basic YWxpY2U6c2VjcmV0",
-	}
+	credentials := apitest.BadCredentials()
 
 	ops := everyOperation(group, expense, deleted, settlement, setup.CreateInvite.ID, setup.AddPlaceholderMember.UserID, token)
 	ops = append(ops, recurringOperations(group, series)...)
 	ops = append(ops, telegramOperations(group)...)
+	ops = append(ops, commentOperations(expense, commented.AddComment.ID)...)
 	for i, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
 			for name, header := range credentials {
@@ -181,7 +174,7 @@ const everything = `query($g: ID!) { group(id: $g) { title version memberCount j
 	notificationSettings: members { nodes { notificationSettings { muted digest } } }
 	members { nodes { userId placeholder claimedBy { id } } }
 	invites { id uses }
-	expenses { nodes { id version amount history { version } } }
+	expenses { nodes { id version amount history { version } comments { nodes { id body deletedAt } } } }
 	settlements { nodes { id status } }
 	recurringExpenses { nodes { id version paused nextOn } }
 	debts { from { userId } to { userId } amount }

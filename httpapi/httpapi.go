@@ -132,6 +132,7 @@ const requestTimeout = 30 * time.Second
 //	           /playground/assets/, the icon at /favicon.ico)
 //	/graphql   the GraphQL endpoint, with live subscriptions over WebSocket,
 //	           server-sent events and multipart HTTP (see negotiate.go)
+//	/export/groups/{id}.json and .csv  a group's data for its members (see export.go)
 //	/telegram/webhook  Telegram's updates (when WebhookSecret is set; see webhook.go)
 //	/healthz   liveness: 200 while the process serves
 //	/readyz    readiness: 200 when the table is reachable, 503 with the
@@ -210,6 +211,9 @@ func New(cfg Config) http.Handler {
 	if cfg.WebhookSecret != "" {
 		mux.Handle("POST "+WebhookPath, webhook{secret: cfg.WebhookSecret, store: cfg.Store, log: cfg.Log, maxBody: cfg.MaxBodyBytes})
 	}
+	// An export makes a Query per 100 items: no call budget (0), the request's deadline only.
+	mux.Handle("GET "+ExportPath+"{file}", withRequest(cfg.Log, 0, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(
+		exportHandler{store: cfg.Store, log: cfg.Log, metrics: cfg.Metrics, meter: meter, now: cfg.Now}))))
 	mux.Handle("GET /healthz", http.HandlerFunc(alive))
 	mux.Handle("GET /readyz", ready(cfg.Store, cfg.Log))
 	if cfg.Playground {
@@ -227,7 +231,7 @@ func New(cfg Config) http.Handler {
 		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
 		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Apollo-Require-Preflight",
 			"Apollographql-Client-Name", "Apollographql-Client-Version", "X-Apollo-Operation-Name"},
-		ExposedHeaders: []string{requestIDHeader, "Retry-After"},
+		ExposedHeaders: []string{requestIDHeader, "Retry-After", "Content-Disposition"},
 		MaxAge:         600,
 	}).Handler(mux)
 }

@@ -29,6 +29,7 @@ type GroupResolver interface {
 	Debts(ctx context.Context, obj *store.Group, simplify *bool, in *string) ([]model.Debt, error)
 	Activity(ctx context.Context, obj *store.Group, first *int, after *string) (*model.GroupActivityConnection, error)
 	HistoryHead(ctx context.Context, obj *store.Group) (*string, error)
+	ExportUrls(ctx context.Context, obj *store.Group) (*model.ExportUrls, error)
 	Invites(ctx context.Context, obj *store.Group) ([]model.Invite, error)
 	JoinByIDAllowed(ctx context.Context, obj *store.Group) (bool, error)
 	Changes(ctx context.Context, obj *store.Group, since *string, first *int) (*store.Changes, error)
@@ -755,6 +756,38 @@ func (ec *executionContext) fieldContext_Group_historyHead(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Group", field, true, true, "String")
 }
 
+func (ec *executionContext) _Group_exportUrls(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_exportUrls(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Group().ExportUrls(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ExportUrls) graphql.Marshaler {
+			return ec.marshalNExportUrls2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐExportUrls(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_exportUrls(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Group",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ExportUrls(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Group_invites(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1283,6 +1316,12 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Group_historyHead(ctx, field, obj)
+				})
+		case "exportUrls":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_exportUrls(ctx, field, obj)
 				})
 		case "invites":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

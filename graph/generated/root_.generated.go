@@ -26,6 +26,7 @@ type ResolverRoot interface {
 	AccessToken() AccessTokenResolver
 	Balance() BalanceResolver
 	CategoryAmount() CategoryAmountResolver
+	Comment() CommentResolver
 	CurrencyTotal() CurrencyTotalResolver
 	Debt() DebtResolver
 	Expense() ExpenseResolver
@@ -87,6 +88,26 @@ type ComplexityRoot struct {
 		Category func(childComplexity int) int
 	}
 
+	Comment struct {
+		Author    func(childComplexity int) int
+		BodyOrNil func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		DeletedAt func(childComplexity int) int
+		Expense   func(childComplexity int) int
+		ID        func(childComplexity int) int
+	}
+
+	CommentConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	CommentEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	CurrencyTotal struct {
 		Currency   func(childComplexity int) int
 		ID         func(childComplexity int) int
@@ -116,6 +137,7 @@ type ComplexityRoot struct {
 	Expense struct {
 		Amount           func(childComplexity int) int
 		CategoryOrNil    func(childComplexity int) int
+		Comments         func(childComplexity int, first *int, after *string) int
 		CreatedAt        func(childComplexity int) int
 		Currency         func(childComplexity int) int
 		DeletedAt        func(childComplexity int) int
@@ -159,6 +181,11 @@ type ComplexityRoot struct {
 		Version func(childComplexity int) int
 	}
 
+	ExportUrls struct {
+		CSV  func(childComplexity int) int
+		JSON func(childComplexity int) int
+	}
+
 	FieldChange struct {
 		After  func(childComplexity int) int
 		Before func(childComplexity int) int
@@ -174,6 +201,7 @@ type ComplexityRoot struct {
 		Currency               func(childComplexity int) int
 		Debts                  func(childComplexity int, simplify *bool, in *string) int
 		Expenses               func(childComplexity int, first *int, after *string) int
+		ExportUrls             func(childComplexity int) int
 		HistoryHead            func(childComplexity int) int
 		ID                     func(childComplexity int) int
 		Invites                func(childComplexity int) int
@@ -280,6 +308,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AddComment                  func(childComplexity int, expenseID string, body string) int
 		AddPlaceholderMember        func(childComplexity int, groupID string, name string) int
 		ClaimPlaceholder            func(childComplexity int, groupID string, placeholderID string) int
 		ConnectTelegramChat         func(childComplexity int, groupID string, chatID string) int
@@ -289,6 +318,7 @@ type ComplexityRoot struct {
 		CreateInvite                func(childComplexity int, groupID string, input *model.CreateInviteInput) int
 		CreateRecurringExpense      func(childComplexity int, input model.CreateRecurringExpenseInput) int
 		CreateSettlement            func(childComplexity int, input model.CreateSettlementInput) int
+		DeleteComment               func(childComplexity int, id string) int
 		DeleteExpense               func(childComplexity int, id string) int
 		DeleteRecurringExpense      func(childComplexity int, id string) int
 		DisconnectTelegramChat      func(childComplexity int, groupID string) int
@@ -641,6 +671,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CategoryAmount.Category(childComplexity), true
 
+	case "Comment.author":
+		if e.ComplexityRoot.Comment.Author == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Author(childComplexity), true
+	case "Comment.body":
+		if e.ComplexityRoot.Comment.BodyOrNil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.BodyOrNil(childComplexity), true
+	case "Comment.createdAt":
+		if e.ComplexityRoot.Comment.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.CreatedAt(childComplexity), true
+	case "Comment.deletedAt":
+		if e.ComplexityRoot.Comment.DeletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.DeletedAt(childComplexity), true
+	case "Comment.expense":
+		if e.ComplexityRoot.Comment.Expense == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Expense(childComplexity), true
+	case "Comment.id":
+		if e.ComplexityRoot.Comment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ID(childComplexity), true
+
+	case "CommentConnection.edges":
+		if e.ComplexityRoot.CommentConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.Edges(childComplexity), true
+	case "CommentConnection.nodes":
+		if e.ComplexityRoot.CommentConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.Nodes(childComplexity), true
+	case "CommentConnection.pageInfo":
+		if e.ComplexityRoot.CommentConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.PageInfo(childComplexity), true
+
+	case "CommentEdge.cursor":
+		if e.ComplexityRoot.CommentEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentEdge.Cursor(childComplexity), true
+	case "CommentEdge.node":
+		if e.ComplexityRoot.CommentEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentEdge.Node(childComplexity), true
+
 	case "CurrencyTotal.currency":
 		if e.ComplexityRoot.CurrencyTotal.Currency == nil {
 			break
@@ -758,6 +857,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.CategoryOrNil(childComplexity), true
+	case "Expense.comments":
+		if e.ComplexityRoot.Expense.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_Expense_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Expense.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Expense.createdAt":
 		if e.ComplexityRoot.Expense.CreatedAt == nil {
 			break
@@ -954,6 +1064,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ExpenseRevision.Version(childComplexity), true
 
+	case "ExportUrls.csv":
+		if e.ComplexityRoot.ExportUrls.CSV == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExportUrls.CSV(childComplexity), true
+	case "ExportUrls.json":
+		if e.ComplexityRoot.ExportUrls.JSON == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExportUrls.JSON(childComplexity), true
+
 	case "FieldChange.after":
 		if e.ComplexityRoot.FieldChange.After == nil {
 			break
@@ -1041,6 +1164,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Expenses(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.exportUrls":
+		if e.ComplexityRoot.Group.ExportUrls == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.ExportUrls(childComplexity), true
 	case "Group.historyHead":
 		if e.ComplexityRoot.Group.HistoryHead == nil {
 			break
@@ -1498,6 +1627,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MemberSpending.Share(childComplexity), true
 
+	case "Mutation.addComment":
+		if e.ComplexityRoot.Mutation.AddComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddComment(childComplexity, args["expenseId"].(string), args["body"].(string)), true
 	case "Mutation.addPlaceholderMember":
 		if e.ComplexityRoot.Mutation.AddPlaceholderMember == nil {
 			break
@@ -1597,6 +1737,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateSettlement(childComplexity, args["input"].(model.CreateSettlementInput)), true
+	case "Mutation.deleteComment":
+		if e.ComplexityRoot.Mutation.DeleteComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteComment(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteExpense":
 		if e.ComplexityRoot.Mutation.DeleteExpense == nil {
 			break
@@ -2823,6 +2974,98 @@ type Debt {
   currency: String!
 }
 `, BuiltIn: false},
+	{Name: "../../schema/comment.graphqls", Input: `# Comments: what members say about an expense, in its group's activity.
+
+"""
+What a member wrote about an expense. Adding and deleting one are activity
+events (COMMENT_ADDED, COMMENT_DELETED) with the comment as their subject. A
+deleted comment stays as a tombstone: its body is null and ` + "`" + `deletedAt` + "`" + ` set.
+"""
+type Comment implements Node {
+  "The comment's id: ` + "`" + `cmt_` + "`" + ` and 32 hex digits."
+  id: ID!
+  "The expense it is about (possibly deleted since: see ` + "`" + `Expense.deletedAt` + "`" + `)."
+  expense: Expense!
+  "The member who wrote it (possibly a former member)."
+  author: Member!
+  "What it says; null once it is deleted."
+  body: String
+  "When it was written."
+  createdAt: DateTime!
+  "When its author deleted it; null while it stands."
+  deletedAt: DateTime
+}
+
+"A page of comments."
+type CommentConnection {
+  "The comments with their cursors."
+  edges: [CommentEdge!]!
+  "The comments alone."
+  nodes: [Comment!]!
+  "Where this page stands."
+  pageInfo: PageInfo!
+}
+
+"A comment in a list."
+type CommentEdge {
+  "Opaque cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
+  cursor: String!
+  "The comment."
+  node: Comment!
+}
+
+extend type Expense {
+  """
+  The comments on this expense, oldest first, deleted ones included as
+  tombstones. Deleting the expense keeps them: they show with it while it
+  can be restored, and after it is restored.
+  """
+  comments(
+    "How many at most, 0 to 100 (default 20)."
+    first: Int
+    "A cursor from this list: the page starts after it."
+    after: String
+  ): CommentConnection!
+}
+
+extend type Mutation {
+  """
+  Comment on an expense of a group you are a member of. The body follows the
+  rules of names: 1 to 1000 characters (code points) once trimmed, in NFC,
+  with no control characters (line breaks and tabs included) and no
+  bidirectional override or isolate characters, and something visible;
+  otherwise BAD_USER_INPUT and nothing is written. An expense that is not
+  yours to see is NOT_FOUND; a deleted expense is CONFLICT (restore it
+  first). The group's activity records a COMMENT_ADDED event.
+  """
+  addComment(
+    "The expense's id."
+    expenseId: ID!
+    "What to say: 1 to 1000 characters, on one line."
+    body: String!
+  ): Comment!
+  """
+  Delete a comment you wrote: its body goes for good, and a tombstone stays
+  (body null, ` + "`" + `deletedAt` + "`" + ` set). Only its author may: another member gets
+  FORBIDDEN, anyone outside the group NOT_FOUND (as for a comment that does
+  not exist). Deleting a comment that is already deleted is CONFLICT. The
+  group's activity records a COMMENT_DELETED event. Returns the comment's id.
+  """
+  deleteComment(
+    "The comment's id."
+    id: ID!
+  ): ID!
+}
+
+extend enum GroupEventType {
+  "A member commented on an expense (the subject is the comment; no changes are listed, the text stays with the comment)."
+  COMMENT_ADDED
+  "A member deleted their comment (the subject is its tombstone)."
+  COMMENT_DELETED
+}
+
+extend union GroupEventSubject = Comment
+`, BuiltIn: false},
 	{Name: "../../schema/connections.graphqls", Input: `# Relay cursor connections of every list.
 
 "Where a page of a list stands (Relay cursor connections)."
@@ -3317,6 +3560,41 @@ input PaymentInput {
   userId: ID!
   "What they paid: positive, with at most the currency's decimals."
   amount: Decimal!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/export.graphqls", Input: `# Export: a group's data as files its members can download and take elsewhere.
+
+extend type Group {
+  """
+  Where the group's data can be downloaded, as JSON and as CSV. A GET with the
+  same Authorization header as /graphql (members only; anyone else gets 404)
+  answers with the file as an attachment.
+  """
+  exportUrls: ExportUrls!
+}
+
+"""
+The addresses of a group's exports: paths on this server (such as
+"/export/groups/<id>.json"), fetched with GET and the Authorization header
+/graphql takes. See docs/export.md.
+"""
+type ExportUrls {
+  """
+  Fracti's own JSON document (format "fracti.group", with a formatVersion):
+  every member (placeholders and members who left included), expense (payers,
+  splits, split type, spentAt, original currency and rate), settlement and
+  comment, and the balances: enough to rebuild the group exactly, and what
+  importGroup reads as FRACTI_JSON.
+  """
+  json: String!
+  """
+  A CSV in Splitwise's group layout (Date, Description, Category, Cost,
+  Currency, then one column per member holding what each row does to their
+  balance), with completed settlements as Payment rows and a Total balance
+  row per currency, for spreadsheets and other apps; UTF-8 with a byte order
+  mark, text cells that could run as formulas prefixed with a quote.
+  """
+  csv: String!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/group.graphqls", Input: `# Groups: reading one, creating one.
@@ -4745,6 +5023,46 @@ func (ec *executionContext) childFields_CategoryAmount(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type CategoryAmount", field.Name)
 }
 
+func (ec *executionContext) childFields_Comment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Comment_id(ctx, field)
+	case "expense":
+		return ec.fieldContext_Comment_expense(ctx, field)
+	case "author":
+		return ec.fieldContext_Comment_author(ctx, field)
+	case "body":
+		return ec.fieldContext_Comment_body(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Comment_createdAt(ctx, field)
+	case "deletedAt":
+		return ec.fieldContext_Comment_deletedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CommentConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_CommentConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CommentConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CommentEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CommentEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_CurrencyTotal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4831,6 +5149,8 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_restorableUntil(ctx, field)
 	case "history":
 		return ec.fieldContext_Expense_history(ctx, field)
+	case "comments":
+		return ec.fieldContext_Expense_comments(ctx, field)
 	case "originalAmount":
 		return ec.fieldContext_Expense_originalAmount(ctx, field)
 	case "originalCurrency":
@@ -4889,6 +5209,16 @@ func (ec *executionContext) childFields_ExpenseRevision(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type ExpenseRevision", field.Name)
 }
 
+func (ec *executionContext) childFields_ExportUrls(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "json":
+		return ec.fieldContext_ExportUrls_json(ctx, field)
+	case "csv":
+		return ec.fieldContext_ExportUrls_csv(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ExportUrls", field.Name)
+}
+
 func (ec *executionContext) childFields_FieldChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "field":
@@ -4935,6 +5265,8 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_activity(ctx, field)
 	case "historyHead":
 		return ec.fieldContext_Group_historyHead(ctx, field)
+	case "exportUrls":
+		return ec.fieldContext_Group_exportUrls(ctx, field)
 	case "invites":
 		return ec.fieldContext_Group_invites(ctx, field)
 	case "joinByIdAllowed":

@@ -28,6 +28,24 @@ type ActivityEdge struct {
 	Node ActivityItem `json:"node"`
 }
 
+// A page of comments.
+type CommentConnection struct {
+	// The comments with their cursors.
+	Edges []CommentEdge `json:"edges"`
+	// The comments alone.
+	Nodes []store.Comment `json:"nodes"`
+	// Where this page stands.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A comment in a list.
+type CommentEdge struct {
+	// Opaque cursor of this item: pass it as `after` to continue after it.
+	Cursor store.Cursor `json:"cursor"`
+	// The comment.
+	Node *store.Comment `json:"node"`
+}
+
 // A new access token.
 type CreateAccessTokenInput struct {
 	// What the token is for, e.g. "CI bot": 1 to 64 characters.
@@ -171,6 +189,24 @@ type ExpenseEdge struct {
 	Cursor store.Cursor `json:"cursor"`
 	// The expense.
 	Node *store.Expense `json:"node"`
+}
+
+// The addresses of a group's exports: paths on this server (such as
+// "/export/groups/<id>.json"), fetched with GET and the Authorization header
+// /graphql takes. See docs/export.md.
+type ExportUrls struct {
+	// Fracti's own JSON document (format "fracti.group", with a formatVersion):
+	// every member (placeholders and members who left included), expense (payers,
+	// splits, split type, spentAt, original currency and rate), settlement and
+	// comment, and the balances: enough to rebuild the group exactly, and what
+	// importGroup reads as FRACTI_JSON.
+	JSON string `json:"json"`
+	// A CSV in Splitwise's group layout (Date, Description, Category, Cost,
+	// Currency, then one column per member holding what each row does to their
+	// balance), with completed settlements as Payment rows and a Total balance
+	// row per currency, for spreadsheets and other apps; UTF-8 with a byte order
+	// mark, text cells that could run as formulas prefixed with a quote.
+	CSV string `json:"csv"`
 }
 
 // A page of a group's activity log.
