@@ -38,8 +38,12 @@ func (r *expenseResolver) Comments(ctx context.Context, obj *store.Expense, firs
 }
 
 // AddComment is the resolver for the addComment field.
-func (r *mutationResolver) AddComment(ctx context.Context, expenseID string, body string) (*store.Comment, error) {
+func (r *mutationResolver) AddComment(ctx context.Context, expenseID string, body string, idempotencyKey *string) (*store.Comment, error) {
 	body, err := text("body", body, 1, maxCommentLength)
+	if err != nil {
+		return nil, err
+	}
+	key, err := commentIdempotencyKey("idempotencyKey", idempotencyKey)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +59,7 @@ func (r *mutationResolver) AddComment(ctx context.Context, expenseID string, bod
 	if err != nil || author == nil {
 		return nil, orNotFound(err, "expense")
 	}
-	c, err := r.Store.AddComment(ctx, e.Ref(), store.Comment{AuthorID: me, AuthorName: author.Name, Body: body})
+	c, err := r.Store.AddCommentOnce(ctx, e.Ref(), store.Comment{AuthorID: me, AuthorName: author.Name, Body: body}, key)
 	if err != nil {
 		return nil, err
 	}

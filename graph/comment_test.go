@@ -408,3 +408,22 @@ func purgeDeletedExpenses(t *testing.T, api *apitest.API, group string) {
 		require.NoError(t, err)
 	}
 }
+
+func TestAddCommentWithAnIdempotencyKey(t *testing.T) {
+	_, group, alice, bob, _ := trio(t)
+	expense := alice.Expense(group, "30.00", "111", "222")
+	const add = `mutation($e: ID!, $b: String!, $k: String) { addComment(expenseId: $e, body: $b, idempotencyKey: $k) {
+		id body createdAt deletedAt author { userId name } expense { id } } }`
+	var first, again struct{ AddComment commentResult }
+	bob.Must(&first, add, "e", expense, "b", "Thanks!", "k", "retry-1")
+	before := activityTypes(t, alice, group)
+	// A retry (a lost answer) returns the same comment and adds nothing.
+	bob.Must(&again, add, "e", expense, "b", "Thanks!", "k", "retry-1")
+	require.Equal(t, first, again)
+	bob.Fails("CONFLICT", add, "e", expense, "b", "Thanks a lot!", "k", "retry-1")
+	res := bob.Fails("BAD_USER_INPUT", add, "e", expense, "b", "Thanks!", "k", "with space")
+	require.Equal(t, "idempotencyKey", res.Field())
+	require.Equal(t, before, activityTypes(t, alice, group))
+	nodes, _, _ := commentsOf(t, alice, expense, 10, nil)
+	require.Equal(t, []commentResult{first.AddComment}, nodes)
+}
