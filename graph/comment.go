@@ -16,6 +16,10 @@ const maxCommentLength = 1000
 // commentIDPattern is a Comment's id: store.CommentPrefix and 32 hex digits.
 var commentIDPattern = regexp.MustCompile(`^` + store.CommentPrefix + `[0-9a-f]{32}$`)
 
+// commentIdempotencyKey checks addComment's idempotency key: the resolver's
+// argument of that name hides the function.
+var commentIdempotencyKey = idempotencyKey
+
 // visibleComment is the comment with this id if the viewer is a member of
 // its group, else nil: a comment of another group answers as one that does
 // not exist.

@@ -8,7 +8,6 @@ package graph
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/model"
@@ -19,12 +18,9 @@ import (
 // Expense is the resolver for the expense field.
 func (r *commentResolver) Expense(ctx context.Context, obj *store.Comment) (*store.Expense, error) {
 	// By id: the expense may have been deleted since (its tombstone is
-	// found the same way).
-	e, err := loaders.Expense(ctx, store.ExpenseRef{ID: obj.ExpenseID})
-	if err == nil && e == nil {
-		err = &internalError{fmt.Errorf("expense %s of comment %s is referenced but missing", obj.ExpenseID, obj.ID)}
-	}
-	return e, err
+	// found the same way), or purged after its restore window, which the
+	// comments outlive: then null, as an event's purged subject is.
+	return loaders.Expense(ctx, store.ExpenseRef{ID: obj.ExpenseID})
 }
 
 // Author is the resolver for the author field.
@@ -42,8 +38,12 @@ func (r *expenseResolver) Comments(ctx context.Context, obj *store.Expense, firs
 }
 
 // AddComment is the resolver for the addComment field.
-func (r *mutationResolver) AddComment(ctx context.Context, expenseID string, body string) (*store.Comment, error) {
+func (r *mutationResolver) AddComment(ctx context.Context, expenseID string, body string, idempotencyKey *string) (*store.Comment, error) {
 	body, err := text("body", body, 1, maxCommentLength)
+	if err != nil {
+		return nil, err
+	}
+	key, err := commentIdempotencyKey("idempotencyKey", idempotencyKey)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (r *mutationResolver) AddComment(ctx context.Context, expenseID string, bod
 	if err != nil || author == nil {
 		return nil, orNotFound(err, "expense")
 	}
-	c, err := r.Store.AddComment(ctx, e.Ref(), store.Comment{AuthorID: me, AuthorName: author.Name, Body: body})
+	c, err := r.Store.AddCommentOnce(ctx, e.Ref(), store.Comment{AuthorID: me, AuthorName: author.Name, Body: body}, key)
 	if err != nil {
 		return nil, err
 	}

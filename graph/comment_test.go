@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/dynamotest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -161,6 +164,10 @@ func TestAddCommentRefusesBadBodies(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res := alice.Fails("BAD_USER_INPUT", addCommentMutation, "e", expense, "b", body)
 			require.Equal(t, "body", res.Field())
+			if strings.Contains(body, "\n") {
+				// The name rules say no line breaks: the answer says so.
+				require.Contains(t, res.Errors[0].Message, "line breaks")
+			}
 		})
 	}
 	// 1000 characters (not bytes) are fine.
@@ -306,13 +313,12 @@ func TestCommentsOfAPageOfExpensesCostPerComment(t *testing.T) {
 	alice.Must(nil, q, "g", group, "n", 20)
 }
 
-// A page of activity whose events are comments looks their subjects up by
-// id together: one GSI2 Query each (an event names a comment by id alone),
-// all in one wave after the page; the authors cost nothing more.
-func TestCommentSubjectsAreLookedUpTogether(t *testing.T) {
-	// A wide batch window: the count tests the batching, not the speed of
-	// a shared machine (as in batching_test.go).
-	api := apitest.New(t, apitest.LoaderWait(200*time.Millisecond))
+// A page of activity whose events are comments looks each subject up by id
+// (an event names a comment by id alone): one GSI2 Query per comment, all
+// sent together by the comments loader in the wave after the page of
+// events; the authors are members already read.
+func TestCommentSubjectsAreLookedUpInOneWave(t *testing.T) {
+	api := apitest.NewWithLatency(t, latency)
 	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
 	group := alice.CreateGroup("Trip")
 	bob.Join(group)
@@ -320,17 +326,12 @@ func TestCommentSubjectsAreLookedUpTogether(t *testing.T) {
 	for i := range 10 {
 		addComment(t, bob, expense, fmt.Sprint("comment ", i))
 	}
-	const q = `query($g: ID!) { group(id: $g) { activity(first: 10) { nodes { type
-		subject { ... on Comment { id body author { name } } } } } } }`
-	alice.Must(nil, q, "g", group) // the access token's lookup is cached from now on
-	api.Calls.Reset()
 	var out struct {
 		Group struct {
 			Activity struct {
 				Nodes []struct {
 					Type    string
 					Subject struct {
-						ID     string
 						Body   string
 						Author struct{ Name string }
 					}
@@ -338,14 +339,91 @@ func TestCommentSubjectsAreLookedUpTogether(t *testing.T) {
 			}
 		}
 	}
-	alice.Must(&out, q, "g", group)
+	calls, waves := cost(t, api, alice, &out, `query($g: ID!) { group(id: $g) { activity(first: 10) { nodes { type
+		subject { ... on Comment { id body author { name } } } } } } }`, "g", group)
 	require.Len(t, out.Group.Activity.Nodes, 10)
-	for _, n := range out.Group.Activity.Nodes {
+	for i, n := range out.Group.Activity.Nodes {
 		require.Equal(t, "COMMENT_ADDED", n.Type)
+		require.Equal(t, fmt.Sprint("comment ", 9-i), n.Subject.Body)
 		require.Equal(t, "Bob", n.Subject.Author.Name)
 	}
-	// The group and its member, the page of events, then the ten lookups
-	// in one wave (the author is a member already read).
-	require.Equal(t, map[string]int{"BatchGetItem": 1, "Query": 2 + 10}, api.Calls.ByOperation())
-	require.LessOrEqual(t, api.Calls.Waves(), 3)
+	require.Equal(t, map[string]int{"BatchGetItem": 1, "Query": 2 + 10}, calls)
+	require.Equal(t, 2, waves, "the page of events, then every lookup at once")
+}
+
+// An expense deleted and purged after its restore window (the table's TTL
+// removes its tombstone) leaves its comments: they still answer, with a
+// null expense, as the events of a purged expense have a null subject.
+func TestCommentOutlivesItsPurgedExpense(t *testing.T) {
+	api, group, alice, bob, _ := trio(t)
+	expense := alice.Expense(group, "30.00", "111", "222")
+	c := addComment(t, bob, expense, "Thanks!")
+	alice.Must(nil, `mutation($id: ID!) { deleteExpense(id: $id) }`, "id", expense)
+	purgeDeletedExpenses(t, api, group)
+
+	var node struct {
+		Node struct {
+			ID      string
+			Body    string
+			Expense *struct{ ID string }
+		}
+	}
+	bob.Must(&node, `query($id: ID!) { node(id: $id) { ... on Comment { id body expense { id } } } }`, "id", c.ID)
+	require.Equal(t, c.ID, node.Node.ID)
+	require.Equal(t, "Thanks!", node.Node.Body)
+	require.Nil(t, node.Node.Expense)
+
+	var out struct {
+		Group struct {
+			Activity struct {
+				Nodes []struct {
+					Type    string
+					Subject *struct{ Expense *struct{ ID string } }
+				}
+			}
+		}
+	}
+	bob.Must(&out, `query($g: ID!) { group(id: $g) { activity(first: 2) { nodes { type subject { ... on Comment { expense { id } } } } } } }`, "g", group)
+	require.Equal(t, []string{"EXPENSE_DELETED", "COMMENT_ADDED"}, []string{out.Group.Activity.Nodes[0].Type, out.Group.Activity.Nodes[1].Type})
+	require.NotNil(t, out.Group.Activity.Nodes[1].Subject)
+	require.Nil(t, out.Group.Activity.Nodes[1].Subject.Expense)
+}
+
+// purgeDeletedExpenses removes the group's deleted expenses from the table,
+// as its TTL does once their restore window has passed.
+func purgeDeletedExpenses(t *testing.T, api *apitest.API, group string) {
+	t.Helper()
+	db, table := dynamotest.Client(t), api.Store.Table()
+	out, err := db.Query(t.Context(), &dynamodb.QueryInput{
+		TableName:              &table,
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: "GROUP#" + group}, ":sk": &types.AttributeValueMemberS{Value: "DELETED#"},
+		},
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, out.Items)
+	for _, item := range out.Items {
+		_, err := db.DeleteItem(t.Context(), &dynamodb.DeleteItemInput{TableName: &table, Key: map[string]types.AttributeValue{"PK": item["PK"], "SK": item["SK"]}})
+		require.NoError(t, err)
+	}
+}
+
+func TestAddCommentWithAnIdempotencyKey(t *testing.T) {
+	_, group, alice, bob, _ := trio(t)
+	expense := alice.Expense(group, "30.00", "111", "222")
+	const add = `mutation($e: ID!, $b: String!, $k: String) { addComment(expenseId: $e, body: $b, idempotencyKey: $k) {
+		id body createdAt deletedAt author { userId name } expense { id } } }`
+	var first, again struct{ AddComment commentResult }
+	bob.Must(&first, add, "e", expense, "b", "Thanks!", "k", "retry-1")
+	before := activityTypes(t, alice, group)
+	// A retry (a lost answer) returns the same comment and adds nothing.
+	bob.Must(&again, add, "e", expense, "b", "Thanks!", "k", "retry-1")
+	require.Equal(t, first, again)
+	bob.Fails("CONFLICT", add, "e", expense, "b", "Thanks a lot!", "k", "retry-1")
+	res := bob.Fails("BAD_USER_INPUT", add, "e", expense, "b", "Thanks!", "k", "with space")
+	require.Equal(t, "idempotencyKey", res.Field())
+	require.Equal(t, before, activityTypes(t, alice, group))
+	nodes, _, _ := commentsOf(t, alice, expense, 10, nil)
+	require.Equal(t, []commentResult{first.AddComment}, nodes)
 }

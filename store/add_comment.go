@@ -15,6 +15,15 @@ import (
 // that the expense exists and is not deleted: a deleted expense's item has
 // left its TX# key (ErrConflict). The body must have been checked already.
 func (s *Store) AddComment(ctx context.Context, expense ExpenseRef, c Comment) (Comment, error) {
+	return s.AddCommentOnce(ctx, expense, c, "")
+}
+
+// AddCommentOnce is AddComment with an idempotency key (none when ""): the
+// author's key is claimed in the same transaction, and a retry with the
+// same key and the same comment (expense and body) returns the comment the
+// first request made instead of adding another; the key used for anything
+// else is ErrConflict. Keys last IdempotencyWindow, as createExpense's.
+func (s *Store) AddCommentOnce(ctx context.Context, expense ExpenseRef, c Comment, idempotencyKey string) (Comment, error) {
 	c.ID = s.newCommentID()
 	c.GroupID, c.ExpenseID = expense.GroupID, expense.ID
 	c.CreatedAt = s.stamp()
@@ -31,9 +40,22 @@ func (s *Store) AddComment(ctx context.Context, expense ExpenseRef, c Comment) (
 			ConditionExpression: aws.String(condItemExists),
 		}},
 	}
+	idem := -1
+	if idempotencyKey != "" {
+		put, err := s.idempotencyPut(c.AuthorID, idempotencyKey, idempotencyRecord{
+			Kind: "comment", ResourceID: c.ID, GroupID: c.GroupID, CreatedAt: formatTime(c.CreatedAt), Fingerprint: c.fingerprint(),
+		})
+		if err != nil {
+			return Comment{}, err
+		}
+		items = append(items, put)
+		idem = len(items) // its index in the transaction, after the ledger
+	}
 	ev := commentEvent(EventCommentAdded, &c, c.AuthorID, c.CreatedAt)
 	err = s.writeWithEvent(ctx, &ev, func(*ledgerEdit) ([]types.TransactWriteItem, error) { return items, nil })
 	switch {
+	case idem >= 0 && condFailedAt(err, idem):
+		return s.replayComment(ctx, c, idempotencyKey)
 	case condFailedAt(err, 1):
 		return Comment{}, conflictf("a comment with this id already exists")
 	case condFailedAt(err, 0) || condFailedAt(err, 2):
@@ -45,3 +67,28 @@ func (s *Store) AddComment(ctx context.Context, expense ExpenseRef, c Comment) (
 	}
 	return c, nil
 }
+
+// replayComment returns the comment an earlier request with the same key
+// made (a tombstone if it was deleted since).
+func (s *Store) replayComment(ctx context.Context, c Comment, key string) (Comment, error) {
+	rec, err := s.claimedBy(ctx, c.AuthorID, key, "comment", c.fingerprint())
+	if err != nil {
+		return Comment{}, err
+	}
+	created, err := parseTime(rec.CreatedAt)
+	if err != nil {
+		return Comment{}, err
+	}
+	// The same fingerprint: the same group and expense.
+	found, err := s.CurrentComment(ctx, CommentRef{ID: rec.ResourceID, GroupID: rec.GroupID, ExpenseID: c.ExpenseID, CreatedAt: created})
+	if err != nil {
+		return Comment{}, err
+	}
+	if found == nil {
+		return Comment{}, conflictf("this request was already made, and the comment it added is gone")
+	}
+	return *found, nil
+}
+
+// fingerprint identifies what the comment says, apart from its id and time.
+func (c *Comment) fingerprint() string { return fingerprint(c.GroupID, c.ExpenseID, c.Body) }

@@ -99,3 +99,39 @@ func (f fixture) eventCount(groupID string) int64 {
 	require.NoError(f.t, err)
 	return p.Items[0].Seq
 }
+
+func TestAddCommentOnce(t *testing.T) {
+	f := newFixture(t)
+	g := f.group("1", "2")
+	e := f.expense(g, "1", "10.00", "1", "2")
+	other := f.expense(g, "1", "5.00", "1", "2")
+	add := func(e store.Expense, author, body, key string) (store.Comment, error) {
+		return f.AddCommentOnce(ctx, e.Ref(), store.Comment{AuthorID: author, AuthorName: "User " + author, Body: body}, key)
+	}
+
+	first, err := add(e, "2", "Was the tip included?", "k1")
+	require.NoError(t, err)
+	events := f.eventCount(g.ID)
+	// A retry returns the first comment and writes nothing.
+	again, err := add(e, "2", "Was the tip included?", "k1")
+	require.NoError(t, err)
+	require.Equal(t, first, again)
+	require.Equal(t, events, f.eventCount(g.ID))
+
+	// The key for anything else is a conflict; another user's key is theirs.
+	for name, retry := range map[string]func() (store.Comment, error){
+		"another body":    func() (store.Comment, error) { return add(e, "2", "Was the tax included?", "k1") },
+		"another expense": func() (store.Comment, error) { return add(other, "2", "Was the tip included?", "k1") },
+	} {
+		_, err := retry()
+		require.ErrorIs(t, err, store.ErrConflict, name)
+	}
+	require.Equal(t, events, f.eventCount(g.ID))
+	theirs, err := add(e, "1", "Was the tip included?", "k1")
+	require.NoError(t, err)
+	require.NotEqual(t, first.ID, theirs.ID)
+
+	all, err := f.ListComments(ctx, g.ID, e.ID, store.PageArgs{First: 10})
+	require.NoError(t, err)
+	require.Len(t, all.Items, 2)
+}

@@ -23,7 +23,7 @@ const IdempotencyWindow = 24 * time.Hour
 // on `ttl` (and is ignored once expired, as TTL deletion lags).
 type idempotencyRecord struct {
 	itemKey
-	Kind        string `dynamodbav:"kind"` // "expense" or "settlement"
+	Kind        string `dynamodbav:"kind"` // "expense", "settlement" or "comment"
 	ResourceID  string `dynamodbav:"resourceId"`
 	GroupID     string `dynamodbav:"groupId"`
 	CreatedAt   string `dynamodbav:"createdAt"`

@@ -308,7 +308,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		AddComment                  func(childComplexity int, expenseID string, body string) int
+		AddComment                  func(childComplexity int, expenseID string, body string, idempotencyKey *string) int
 		AddPlaceholderMember        func(childComplexity int, groupID string, name string) int
 		ClaimPlaceholder            func(childComplexity int, groupID string, placeholderID string) int
 		ConnectTelegramChat         func(childComplexity int, groupID string, chatID string) int
@@ -1637,7 +1637,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.AddComment(childComplexity, args["expenseId"].(string), args["body"].(string)), true
+		return e.ComplexityRoot.Mutation.AddComment(childComplexity, args["expenseId"].(string), args["body"].(string), args["idempotencyKey"].(*string)), true
 	case "Mutation.addPlaceholderMember":
 		if e.ComplexityRoot.Mutation.AddPlaceholderMember == nil {
 			break
@@ -2984,8 +2984,11 @@ deleted comment stays as a tombstone: its body is null and ` + "`" + `deletedAt`
 type Comment implements Node {
   "The comment's id: ` + "`" + `cmt_` + "`" + ` and 32 hex digits."
   id: ID!
-  "The expense it is about (possibly deleted since: see ` + "`" + `Expense.deletedAt` + "`" + `)."
-  expense: Expense!
+  """
+  The expense it is about, possibly deleted since (see ` + "`" + `Expense.deletedAt` + "`" + `);
+  null once a deleted expense is purged, after its restore window.
+  """
+  expense: Expense
   "The member who wrote it (possibly a former member)."
   author: Member!
   "What it says; null once it is deleted."
@@ -3043,6 +3046,13 @@ extend type Mutation {
     expenseId: ID!
     "What to say: 1 to 1000 characters, on one line."
     body: String!
+    """
+    Any string unique to this comment (up to 100 characters), as
+    ` + "`" + `CreateExpenseInput.idempotencyKey` + "`" + `: sending the same key again within 24
+    hours returns the comment added the first time instead of adding
+    another; the same key with another expense or body is CONFLICT.
+    """
+    idempotencyKey: String
   ): Comment!
   """
   Delete a comment you wrote: its body goes for good, and a tombstone stays

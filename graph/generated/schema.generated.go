@@ -23,7 +23,7 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type MutationResolver interface {
-	AddComment(ctx context.Context, expenseID string, body string) (*store.Comment, error)
+	AddComment(ctx context.Context, expenseID string, body string, idempotencyKey *string) (*store.Comment, error)
 	DeleteComment(ctx context.Context, id string) (string, error)
 	CreateExpense(ctx context.Context, input model.CreateExpenseInput) (*store.Expense, error)
 	UpdateExpense(ctx context.Context, id string, input model.UpdateExpenseInput) (*store.Expense, error)
@@ -85,6 +85,14 @@ func (ec *executionContext) field_Mutation_addComment_args(ctx context.Context, 
 		return nil, err
 	}
 	args["body"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "idempotencyKey",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["idempotencyKey"] = arg2
 	return args, nil
 }
 
@@ -674,7 +682,7 @@ func (ec *executionContext) _Mutation_addComment(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().AddComment(ctx, fc.Args["expenseId"].(string), fc.Args["body"].(string))
+			return ec.Resolvers.Mutation().AddComment(ctx, fc.Args["expenseId"].(string), fc.Args["body"].(string), fc.Args["idempotencyKey"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Comment) graphql.Marshaler {
