@@ -447,6 +447,7 @@ func tonCheckUpTo(now string) string { return now + "~" }
 
 // tonTxPK is the record of the payment with the transfer message hash.
 func tonTxPK(hash string) string { return prefixTonTx + hash }
+
 // Comments on expenses (comment.go): one item per comment in its group's
 // partition, ordered by expense and then by time, so that one Query reads an
 // expense's comments oldest first and another every comment of the group.
