@@ -66,15 +66,27 @@ case "${1:-}" in
   start-memory)
     pidfile=$2
     install
-    for _ in $(seq 1 50); do
-      port=$(( 20000 + RANDOM % 20000 ))
-      port_free "$port" && break
-    done
     log="${pidfile%.pid}.log"
-    pid=$(launch "$port" "$log" -inMemory)
-    echo "$pid" >"$pidfile"
-    wait_ready "$port" "$pid" "$log" >&2
-    echo "$port" ;;
+    # Ports below Linux's ephemeral range (32768 up), where outgoing
+    # connections take theirs; another process may still take the port
+    # between the check and the bind: then try another.
+    for attempt in 1 2 3 4 5; do
+      for _ in $(seq 1 50); do
+        port=$(( 20000 + RANDOM % 12000 ))
+        port_free "$port" && break
+      done
+      pid=$(launch "$port" "$log" -inMemory)
+      echo "$pid" >"$pidfile"
+      if wait_ready "$port" "$pid" "$log" 2>/dev/null; then
+        echo "$port"
+        exit 0
+      fi
+      kill "$pid" 2>/dev/null || true
+      grep -q 'Address already in use' "$log" || break
+    done
+    cat "$log" >&2
+    echo "DynamoDB Local did not start" >&2
+    exit 1 ;;
   stop)
     pidfile=$2
     if [ -f "$pidfile" ]; then kill "$(cat "$pidfile")" 2>/dev/null || true; rm -f "$pidfile"; fi ;;
