@@ -151,6 +151,7 @@ const (
 	skDirect        = "DIRECT"
 	prefixLease     = "LEASE#"
 	prefixShard     = "SHARD#"
+	prefixImport    = "IMPORT#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -422,3 +423,6 @@ func directMessagesKey(userID string) map[string]types.AttributeValue {
 func leaseKey(stream, shardID string) (pk, sk string) {
 	return prefixLease + stream, prefixShard + shardID
 }
+
+// importSK is a group's record of one import: IMPORT#<sha256 of format and file>.
+func importSK(fileHash string) string { return prefixImport + fileHash }
