@@ -1,0 +1,399 @@
+package fractijson
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fracti/api/exchange"
+	"github.com/fracti/api/money"
+)
+
+// ReadOptions bound what ReadWith accepts; zero values take the exchange
+// defaults.
+type ReadOptions struct {
+	MaxBytes int64
+	// MaxRows bounds expenses, settlements and comments together.
+	MaxRows int
+}
+
+// Read reads a Fracti JSON export into a Plan with the default bounds.
+func Read(r io.Reader) (*exchange.Plan, error) {
+	return ReadWith(r, ReadOptions{})
+}
+
+// splitTypes maps the document's split types to the store's.
+var splitTypes = map[string]exchange.SplitType{
+	"EQUAL": exchange.SplitEqual, "EXACT": exchange.SplitExact,
+	"PERCENTAGE": exchange.SplitPercentage, "SHARES": exchange.SplitShares,
+}
+
+// statuses maps the document's settlement statuses to the store's.
+var statuses = map[string]string{
+	"PENDING": "pending", "SENT": "sent", "COMPLETED": "completed", "FAILED": "failed",
+}
+
+// ReadWith reads a Fracti JSON export: every version up to Version, every
+// amount checked against its currency, payers and splits adding up to the
+// amount, every member id known. Any error is an *exchange.Problem at the
+// line where the element starts, with its path
+// ("expenses[3].payers[0].amount").
+func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
+	if opt.MaxRows <= 0 {
+		opt.MaxRows = exchange.DefaultMaxRows
+	}
+	data, err := exchange.ReadAll(r, opt.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := exchange.IndexJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	// The version first, alone, so that a future document whose other
+	// fields changed shape is refused for its version, not for a type.
+	var head struct {
+		Format        string `json:"format"`
+		FormatVersion int    `json:"formatVersion"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, lines.Problem(err)
+	}
+	if head.Format != Format {
+		return nil, lines.Errorf("format", "the file is not a Fracti group export (format %q, expected %q)", head.Format, Format)
+	}
+	if head.FormatVersion < 1 || head.FormatVersion > Version {
+		return nil, lines.Errorf("formatVersion", "formatVersion %d is not one this server reads (1 to %d): a newer Fracti wrote it; import it there, or export again from this one", head.FormatVersion, Version)
+	}
+	var doc Document
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, lines.Problem(err)
+	}
+	if n := len(doc.Expenses) + len(doc.Settlements) + len(doc.Comments); n > opt.MaxRows {
+		return nil, exchange.TooManyRows(0, opt.MaxRows)
+	}
+	d := &docReader{lines: lines, doc: &doc, plan: &exchange.Plan{Title: strings.TrimSpace(doc.Group.Title)}, names: map[string]string{}}
+	if err := d.read(); err != nil {
+		return nil, err
+	}
+	return d.plan, nil
+}
+
+type docReader struct {
+	lines *exchange.JSONLines
+	doc   *Document
+	plan  *exchange.Plan
+	names map[string]string // member id -> unique name
+}
+
+func (d *docReader) read() error {
+	if c := d.doc.Group.Currency; c != "" {
+		cur, err := money.LookupCurrency(c)
+		if err != nil {
+			return d.lines.Errorf("group.currency", "%q is not a currency code this server knows", c)
+		}
+		d.plan.Currency = cur.Code()
+	}
+	for _, step := range []func() error{d.members, d.expenses, d.settlements, d.comments, d.balances} {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *docReader) members() error {
+	raw := make([]string, len(d.doc.Members))
+	for i, m := range d.doc.Members {
+		path := fmt.Sprintf("members[%d]", i)
+		if m.ID == "" {
+			return d.lines.Errorf(path+".id", "a member without an id")
+		}
+		if _, dup := d.names[m.ID]; dup {
+			return d.lines.Errorf(path+".id", "member id %q appears twice", m.ID)
+		}
+		d.names[m.ID] = ""
+		if strings.TrimSpace(m.Name) == "" {
+			return d.lines.Errorf(path+".name", "member %q has no name", m.ID)
+		}
+		raw[i] = m.Name
+	}
+	names, problems := exchange.UniqueNames(raw,
+		func(i int) int { return d.lines.Line(fmt.Sprintf("members[%d]", i)) },
+		func(i int) string { return fmt.Sprintf("members[%d].name", i) })
+	d.plan.Problems = append(d.plan.Problems, problems...)
+	for i, m := range d.doc.Members {
+		d.names[m.ID] = names[i]
+		d.plan.People = append(d.plan.People, exchange.Person{
+			Name: names[i], Key: m.ID, Placeholder: m.Placeholder, Left: m.LeftAt != nil,
+		})
+	}
+	return nil
+}
+
+// member is the name of the member id at path.
+func (d *docReader) member(id, path string) (string, error) {
+	n, ok := d.names[id]
+	if !ok || id == "" {
+		return "", d.lines.Errorf(path, "%q is not one of the document's members", id)
+	}
+	return n, nil
+}
+
+// currency looks up the code at path.
+func (d *docReader) currency(code, path string) (money.Currency, error) {
+	c, err := money.LookupCurrency(code)
+	if err != nil {
+		return money.Currency{}, d.lines.Errorf(path, "%q is not a currency code this server knows", code)
+	}
+	return c, nil
+}
+
+// amount parses s at path as an amount of c, written with exactly c's
+// decimals as the exporter writes it.
+func (d *docReader) amount(s string, c money.Currency, path string, positive bool) (money.Amount, error) {
+	a, err := money.ParseAmount(s, c)
+	if err == nil && positive {
+		err = money.ValidatePositive(a)
+	}
+	if err == nil && !positive && a.Sign() < 0 {
+		err = money.ErrNegative
+	}
+	if err != nil {
+		return money.Amount{}, d.lines.Errorf(path, "%q is not a valid amount of %s: %v", s, c.Code(), err)
+	}
+	return a, nil
+}
+
+func (d *docReader) decimal(s, path string) (*money.Decimal, error) {
+	if s == "" {
+		return nil, nil
+	}
+	v, err := money.ParseDecimal(s)
+	if err != nil || v.Sign() < 0 {
+		return nil, d.lines.Errorf(path, "%q is not a number of zero or more", s)
+	}
+	return &v, nil
+}
+
+func (d *docReader) expenses() error {
+	keys := make(map[string]bool, len(d.doc.Expenses))
+	for i, x := range d.doc.Expenses {
+		path := fmt.Sprintf("expenses[%d]", i)
+		if err := d.key(keys, x.ID, path, "expense"); err != nil {
+			return err
+		}
+		amount, err := d.money(x.Amount, x.Currency, path+".amount", path+".currency")
+		if err != nil {
+			return err
+		}
+		st, ok := splitTypes[x.SplitType]
+		if !ok {
+			return d.lines.Errorf(path+".splitType", "%q is not a split type (EQUAL, EXACT, PERCENTAGE or SHARES)", x.SplitType)
+		}
+		if x.SpentAt.IsZero() {
+			return d.lines.Errorf(path+".spentAt", "the expense has no spentAt")
+		}
+		e := exchange.Expense{
+			Line: d.lines.Line(path), Key: x.ID, Description: x.Description, Category: x.Category,
+			SpentAt: x.SpentAt, CreatedAt: x.CreatedAt, Amount: amount, SplitType: st,
+		}
+		if e.Payers, err = d.parts(amount, path+".payers", len(x.Payers), func(k int) (string, string, string, string) {
+			return x.Payers[k].MemberID, x.Payers[k].Amount, "", ""
+		}); err != nil {
+			return err
+		}
+		if e.Splits, err = d.parts(amount, path+".splits", len(x.Splits), func(k int) (string, string, string, string) {
+			s := x.Splits[k]
+			return s.MemberID, s.Amount, s.Percentage, s.Shares
+		}); err != nil {
+			return err
+		}
+		if x.Conversion != nil {
+			if e.Original, err = d.conversion(x.Conversion, path+".conversion"); err != nil {
+				return err
+			}
+		}
+		d.plan.Expenses = append(d.plan.Expenses, e)
+	}
+	return nil
+}
+
+// parts reads an expense's payers (positive) or splits (zero or more),
+// each member once, adding up exactly to amount.
+func (d *docReader) parts(amount money.Amount, path string, n int, at func(int) (id, amount, pct, shares string)) ([]exchange.Part, error) {
+	if n == 0 {
+		return nil, d.lines.Errorf(path, "the expense has no %s", path[strings.LastIndexByte(path, '.')+1:])
+	}
+	payers := strings.HasSuffix(path, ".payers")
+	out := make([]exchange.Part, n)
+	seen := make(map[string]bool, n)
+	sum := money.Zero(amount.Currency())
+	for k := range n {
+		id, s, pct, shares := at(k)
+		p := fmt.Sprintf("%s[%d]", path, k)
+		name, err := d.member(id, p+".memberId")
+		if err != nil {
+			return nil, err
+		}
+		if seen[id] {
+			return nil, d.lines.Errorf(p+".memberId", "member %q appears twice", id)
+		}
+		seen[id] = true
+		a, err := d.amount(s, amount.Currency(), p+".amount", payers)
+		if err != nil {
+			return nil, err
+		}
+		sum = sum.Add(a)
+		out[k] = exchange.Part{Name: name, Amount: a}
+		if out[k].Percentage, err = d.decimal(pct, p+".percentage"); err != nil {
+			return nil, err
+		}
+		if out[k].Shares, err = d.decimal(shares, p+".shares"); err != nil {
+			return nil, err
+		}
+	}
+	if sum.Cmp(amount) != 0 {
+		return nil, d.lines.Errorf(path, "they add up to %s but the amount is %s %s", sum, amount, amount.Currency().Code())
+	}
+	return out, nil
+}
+
+func (d *docReader) conversion(c *Conversion, path string) (*exchange.Original, error) {
+	o, err := d.rated(c.OriginalAmount, c.OriginalCurrency, c.Rate, path+".originalAmount", path+".originalCurrency", path+".rate")
+	if err != nil {
+		return nil, err
+	}
+	o.RateSource, o.RateDate = c.RateSource, c.RateDate
+	return o, nil
+}
+
+// rated reads an amount in another currency and its rate.
+func (d *docReader) rated(amount, code, rate, amountPath, codePath, ratePath string) (*exchange.Original, error) {
+	a, err := d.money(amount, code, amountPath, codePath)
+	if err != nil {
+		return nil, err
+	}
+	r, err := money.ParseRate(rate)
+	if err != nil {
+		return nil, d.lines.Errorf(ratePath, "%q is not a rate: %v", rate, err)
+	}
+	return &exchange.Original{Amount: a, Rate: r}, nil
+}
+
+// key checks an element's id: present, and not seen before among its kind.
+func (d *docReader) key(keys map[string]bool, id, path, kind string) error {
+	if id == "" || keys[id] {
+		return d.lines.Errorf(path+".id", "%s id %q is missing or appears twice", kind, id)
+	}
+	keys[id] = true
+	return nil
+}
+
+// money reads a positive amount and its currency.
+func (d *docReader) money(amount, code, amountPath, codePath string) (money.Amount, error) {
+	c, err := d.currency(code, codePath)
+	if err != nil {
+		return money.Amount{}, err
+	}
+	return d.amount(amount, c, amountPath, true)
+}
+
+func (d *docReader) settlements() error {
+	keys := make(map[string]bool, len(d.doc.Settlements))
+	for i, x := range d.doc.Settlements {
+		path := fmt.Sprintf("settlements[%d]", i)
+		if err := d.key(keys, x.ID, path, "settlement"); err != nil {
+			return err
+		}
+		from, err := d.member(x.From, path+".from")
+		if err != nil {
+			return err
+		}
+		to, err := d.member(x.To, path+".to")
+		if err != nil {
+			return err
+		}
+		if x.From == x.To {
+			return d.lines.Errorf(path+".to", "a settlement from %q to themselves", x.From)
+		}
+		amount, err := d.money(x.Amount, x.Currency, path+".amount", path+".currency")
+		if err != nil {
+			return err
+		}
+		status, ok := statuses[x.Status]
+		if !ok {
+			return d.lines.Errorf(path+".status", "%q is not a settlement status (PENDING, SENT, COMPLETED or FAILED)", x.Status)
+		}
+		s := exchange.Settlement{
+			Line: d.lines.Line(path), Key: x.ID, From: from, To: to, Amount: amount,
+			CreatedAt: x.CreatedAt, TxHash: x.TxHash, Status: status,
+		}
+		if c := x.Settles; c != nil {
+			p := path + ".settles"
+			if s.Settles, err = d.rated(c.Amount, c.Currency, c.Rate, p+".amount", p+".currency", p+".rate"); err != nil {
+				return err
+			}
+			s.Settles.RateSource, s.Settles.RateDate = c.RateSource, c.RateDate
+		}
+		d.plan.Settlements = append(d.plan.Settlements, s)
+	}
+	return nil
+}
+
+func (d *docReader) comments() error {
+	expenses := make(map[string]bool, len(d.doc.Expenses))
+	for _, e := range d.doc.Expenses {
+		expenses[e.ID] = true
+	}
+	keys := make(map[string]bool, len(d.doc.Comments))
+	for i, x := range d.doc.Comments {
+		path := fmt.Sprintf("comments[%d]", i)
+		if err := d.key(keys, x.ID, path, "comment"); err != nil {
+			return err
+		}
+		if !expenses[x.ExpenseID] {
+			return d.lines.Errorf(path+".expenseId", "%q is not one of the document's expenses", x.ExpenseID)
+		}
+		author, err := d.member(x.AuthorID, path+".authorId")
+		if err != nil {
+			return err
+		}
+		c := exchange.Comment{
+			Line: d.lines.Line(path), Key: x.ID, ExpenseKey: x.ExpenseID, Author: author,
+			Body: x.Body, CreatedAt: x.CreatedAt, Deleted: x.DeletedAt != nil,
+		}
+		if c.Deleted {
+			c.Body = ""
+		} else if strings.TrimSpace(x.Body) == "" {
+			return d.lines.Errorf(path+".body", "a comment that is not deleted has no body")
+		}
+		d.plan.Comments = append(d.plan.Comments, c)
+	}
+	return nil
+}
+
+func (d *docReader) balances() error {
+	if d.doc.Balances == nil {
+		return nil
+	}
+	d.plan.Balances = make([]exchange.Balance, 0, len(d.doc.Balances))
+	for i, x := range d.doc.Balances {
+		path := fmt.Sprintf("balances[%d]", i)
+		name, err := d.member(x.MemberID, path+".memberId")
+		if err != nil {
+			return err
+		}
+		c, err := d.currency(x.Currency, path+".currency")
+		if err != nil {
+			return err
+		}
+		a, err := money.ParseAmount(x.Amount, c)
+		if err != nil {
+			return d.lines.Errorf(path+".amount", "%q is not an amount of %s: %v", x.Amount, c.Code(), err)
+		}
+		d.plan.Balances = append(d.plan.Balances, exchange.Balance{Name: name, Amount: a})
+	}
+	return nil
+}

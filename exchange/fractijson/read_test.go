@@ -1,0 +1,136 @@
+package fractijson
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/fracti/api/exchange"
+)
+
+func testDoc(t testing.TB) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/group.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestReadDocument(t *testing.T) {
+	p, err := Read(strings.NewReader(testDoc(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title != "Lisbon trip" || p.Currency != "EUR" {
+		t.Errorf("group: %q %q", p.Title, p.Currency)
+	}
+	wantPeople := []exchange.Person{{Name: "Alex", Key: "111"}, {Name: "Alex (2)", Key: "222"}, {Name: "Sam", Key: "p-1", Placeholder: true}, {Name: "Jo", Key: "333", Left: true}}
+	for i, w := range wantPeople {
+		if p.People[i] != w {
+			t.Errorf("person %d: %+v, want %+v", i, p.People[i], w)
+		}
+	}
+	if len(p.Problems) != 1 || p.Problems[0].Field != "members[1].name" || p.Problems[0].Line != 8 || !strings.Contains(p.Problems[0].Message, `"Alex (2)"`) {
+		t.Errorf("the renamed duplicate should be a warning: %+v", p.Problems)
+	}
+	if len(p.Expenses) != 4 || len(p.Settlements) != 3 || len(p.Comments) != 2 {
+		t.Fatalf("%d expenses, %d settlements, %d comments", len(p.Expenses), len(p.Settlements), len(p.Comments))
+	}
+	e := p.Expenses[2]
+	if e.Key != "e-3" || e.Line != 21 || e.SplitType != exchange.SplitShares || e.Splits[0].Shares.String() != "2" || e.Original == nil || e.Original.Amount.String() != "9.00" || e.Original.Rate.String() != "1.11111111111" {
+		t.Errorf("expense e-3: %+v", e)
+	}
+	if e := p.Expenses[1]; e.SplitType != exchange.SplitPercentage || e.Splits[1].Name != "Jo" || e.Splits[1].Percentage.String() != "50" || len(e.Payers) != 2 {
+		t.Errorf("expense e-2: %+v", e)
+	}
+	if s := p.Settlements[2]; s.Status != "completed" || s.TxHash == "" || s.Settles == nil || s.Settles.Amount.Currency().Code() != "USD" || s.Amount.String() != "0.500000000" {
+		t.Errorf("settlement st-3: %+v", s)
+	}
+	if p.Settlements[1].Status != "pending" {
+		t.Errorf("st-2 status %q", p.Settlements[1].Status)
+	}
+	if c := p.Comments[1]; !c.Deleted || c.Body != "" || c.Author != "Alex (2)" || c.ExpenseKey != "e-1" {
+		t.Errorf("tombstone: %+v", c)
+	}
+	// The document's balances are what its plan does.
+	want, got := p.Balances, p.NetBalances()
+	if len(want) != len(got) {
+		t.Fatalf("balances: document %v, plan %v", want, got)
+	}
+	for i := range want {
+		if want[i].Name != got[i].Name || want[i].Amount.Cmp(got[i].Amount) != 0 || want[i].Amount.Currency() != got[i].Amount.Currency() {
+			t.Errorf("balance %d: document %s %s, plan %s %s", i, want[i].Name, want[i].Amount, got[i].Name, got[i].Amount)
+		}
+	}
+}
+
+func TestBadDocuments(t *testing.T) {
+	doc := testDoc(t)
+	for _, tc := range []struct {
+		name, old, new string
+		line           int
+		field, text    string
+	}{
+		{"not fracti", `"format": "fracti.group"`, `"format": "other"`, 1, "format", "not a Fracti group export"},
+		{"future version", `"formatVersion": 1`, `"formatVersion": 2`, 1, "formatVersion", "newer Fracti"},
+		{"a payer's amount with too many decimals", `"payers": [{"memberId": "111", "amount": "60.00"}`, `"payers": [{"memberId": "111", "amount": "60.001"}`, 19, "expenses[1].payers[0].amount", "not a valid amount"},
+		{"payers not adding up", `{"memberId": "222", "amount": "40.00"}]`, `{"memberId": "222", "amount": "39.00"}]`, 19, "expenses[1].payers", "add up to 99.00"},
+		{"splits not adding up", `"amount": "3.33", "shares": "1"`, `"amount": "3.32", "shares": "1"`, 24, "expenses[2].splits", "add up"},
+		{"unknown member", `"splits": [{"memberId": "333", "amount": "15.00"}`, `"splits": [{"memberId": "999", "amount": "15.00"}`, 30, "expenses[3].splits[0].memberId", "not one of the document's members"},
+		{"unknown currency", `"currency": "USD", "splitType"`, `"currency": "ZZZ", "splitType"`, 21, "expenses[2].currency", "not a currency"},
+		{"unknown split type", `"splitType": "EXACT"`, `"splitType": "ITEMS"`, 27, "expenses[3].splitType", "not a split type"},
+		{"bad status", `"status": "PENDING"`, `"status": "LOST"`, 35, "settlements[1].status", "not a settlement status"},
+		{"comment on nothing", `"expenseId": "e-1", "authorId": "111"`, `"expenseId": "e-9", "authorId": "111"`, 41, "comments[0].expenseId", "not one of the document's expenses"},
+		{"a type mismatch", `"amount": "20.00", "currency": "EUR", "splitType"`, `"amount": 20, "currency": "EUR", "splitType"`, 27, "expenses.amount", "expected string"},
+		{"a syntax error", `"comments": [`, `"comments": [,`, 40, "", "not valid JSON"},
+		{"truncated", `"balances": [`, `"balances": [ {"memberId": "1"`, 0, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := strings.Replace(doc, tc.old, tc.new, 1)
+			if in == doc {
+				t.Fatal("the replacement did not apply")
+			}
+			if tc.name == "truncated" {
+				in = in[:strings.Index(in, `"balances": [`)+40]
+			}
+			_, err := Read(strings.NewReader(in))
+			var p *exchange.Problem
+			if !errors.As(err, &p) || p.Severity != exchange.Error {
+				t.Fatalf("error %v is not an Error *exchange.Problem", err)
+			}
+			if tc.name == "truncated" {
+				return
+			}
+			if p.Line != tc.line || p.Field != tc.field || !strings.Contains(p.Message, tc.text) {
+				t.Errorf("got %+v, want line %d field %q with %q", p, tc.line, tc.field, tc.text)
+			}
+		})
+	}
+}
+
+func TestBounds(t *testing.T) {
+	if _, err := ReadWith(strings.NewReader(testDoc(t)), ReadOptions{MaxRows: 5}); err == nil || !strings.Contains(err.Error(), "rows") {
+		t.Errorf("9 rows over a bound of 5: %v", err)
+	}
+	if _, err := ReadWith(strings.NewReader(testDoc(t)), ReadOptions{MaxBytes: 100}); err == nil || !strings.Contains(err.Error(), "larger") {
+		t.Errorf("over the byte bound: %v", err)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add(testDoc(f))
+	f.Add(`{"format":"fracti.group","formatVersion":1,"members":[{"id":"1","name":"A"}],"expenses":[]}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := Read(strings.NewReader(s))
+		if err != nil {
+			var pr *exchange.Problem
+			if !errors.As(err, &pr) || pr.Severity != exchange.Error {
+				t.Fatalf("error %v is not an Error *exchange.Problem", err)
+			}
+			return
+		}
+		_ = p.NetBalances()
+	})
+}

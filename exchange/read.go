@@ -1,0 +1,125 @@
+package exchange
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/fracti/api/money"
+)
+
+// DefaultMaxBytes is the largest file a reader accepts unless told
+// otherwise: far above any real group's export (a 5,000-expense Fracti
+// export is about 3 MB), and small enough to hold in memory while reading.
+const DefaultMaxBytes = 32 << 20
+
+// DefaultMaxRows is the most expenses, settlements and comments together a
+// reader accepts unless told otherwise.
+const DefaultMaxRows = 100_000
+
+// ReadAll reads r whole, refusing more than maxBytes (DefaultMaxBytes when
+// maxBytes <= 0) with an Error problem, so that a reader never holds more
+// than its bound.
+func ReadAll(r io.Reader, maxBytes int64) ([]byte, error) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxBytes+1))
+	if err != nil {
+		return nil, &Problem{Message: "the file could not be read: " + err.Error(), Severity: Error}
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, TooLarge(maxBytes)
+	}
+	return data, nil
+}
+
+// TooLarge is the problem of a file above maxBytes.
+func TooLarge(maxBytes int64) *Problem {
+	return &Problem{Message: fmt.Sprintf("the file is larger than the %d bytes an import reads", maxBytes), Severity: Error}
+}
+
+// TooManyRows is the problem of a file with more than maxRows rows, at the
+// line of the first one too many.
+func TooManyRows(line, maxRows int) *Problem {
+	return &Problem{Line: line, Message: fmt.Sprintf("the file has more than the %d rows an import reads", maxRows), Severity: Error}
+}
+
+// Errorf is an Error problem at line and field.
+func Errorf(line int, field, format string, args ...any) *Problem {
+	return &Problem{Line: line, Field: field, Message: fmt.Sprintf(format, args...), Severity: Error}
+}
+
+// Warnf is a Warning problem at line and field.
+func Warnf(line int, field, format string, args ...any) Problem {
+	return Problem{Line: line, Field: field, Message: fmt.Sprintf(format, args...), Severity: Warning}
+}
+
+// AsProblem returns err as the *Problem it is or wraps, or else a Problem
+// at no line with err's text: whatever a reader fails with, the importer
+// gets a Problem to report.
+func AsProblem(err error) *Problem {
+	if err == nil {
+		return nil
+	}
+	var p *Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	return &Problem{Message: err.Error(), Severity: Error}
+}
+
+// UniqueNames returns names trimmed and made unique, in order: a name seen
+// before becomes "Name (2)", "Name (3)"… (skipping any that the file itself
+// uses), because the Plan names people by Name. It returns a warning for
+// each name it changed, at line (0 when the file has none) and the field
+// that field(i) names.
+func UniqueNames(names []string, line func(i int) int, field func(i int) string) ([]string, []Problem) {
+	out := make([]string, len(names))
+	taken := make(map[string]bool, len(names))
+	for i, n := range names {
+		taken[strings.TrimSpace(n)] = true
+		out[i] = strings.TrimSpace(n)
+	}
+	seen := make(map[string]bool, len(names))
+	var problems []Problem
+	for i, n := range out {
+		if !seen[n] {
+			seen[n] = true
+			continue
+		}
+		for k := 2; ; k++ {
+			c := n + " (" + strconv.Itoa(k) + ")"
+			if !taken[c] && !seen[c] {
+				out[i] = c
+				seen[c] = true
+				taken[c] = true
+				break
+			}
+		}
+		problems = append(problems, Warnf(line(i), field(i),
+			"%q is the name of someone earlier in the file too: this one is imported as %q", n, out[i]))
+	}
+	return out, problems
+}
+
+// ParseAmount parses s as an amount of c written with at least c's
+// decimals: decimals beyond c's are accepted only when they are zeros
+// ("1500.00" JPY is 1500), since some exports write every currency with two
+// decimals, and are otherwise an error (the amount is not exact in c).
+func ParseAmount(s string, c money.Currency) (money.Amount, error) {
+	d, err := money.ParseDecimal(s)
+	if err != nil {
+		return money.Amount{}, err
+	}
+	if extra := int(d.Scale()) - c.Digits(); extra > 0 {
+		tail := s[len(s)-extra:]
+		if strings.Trim(tail, "0") != "" {
+			return money.Amount{}, fmt.Errorf("%w: %s has %d decimals but %s has %d", money.ErrTooManyDecimals, s, d.Scale(), c.Code(), c.Digits())
+		}
+		s = strings.TrimSuffix(s[:len(s)-extra], ".")
+	}
+	return money.ParseAmount(s, c)
+}

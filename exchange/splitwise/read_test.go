@@ -1,0 +1,258 @@
+package splitwise
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fracti/api/exchange"
+)
+
+func readFile(t *testing.T, name string) *exchange.Plan {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := Read(f)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return p
+}
+
+func balanceMap(bs []exchange.Balance) map[string]string {
+	m := map[string]string{}
+	for _, b := range bs {
+		m[b.Name+" "+b.Amount.Currency().Code()] = b.Amount.String()
+	}
+	return m
+}
+
+// TestRealExportsApplyToTheirTotalBalance applies each file's plan (paid −
+// share per person and currency, settlements moving) and compares it with
+// the file's Total balance rows.
+func TestRealExportsApplyToTheirTotalBalance(t *testing.T) {
+	for _, tc := range []struct {
+		file                          string
+		people, expenses, settlements int
+		warnings                      int
+	}{
+		{"friend_two_currencies.csv", 2, 2, 2, 0},
+		{"group_multi_payer.csv", 3, 4, 1, 2},
+		{"group_two_currencies_crlf.csv", 3, 4, 1, 0},
+		{"settled_italian.csv", 3, 4, 2, 1},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			p := readFile(t, tc.file)
+			if len(p.People) != tc.people || len(p.Expenses) != tc.expenses || len(p.Settlements) != tc.settlements || len(p.Problems) != tc.warnings {
+				t.Fatalf("got %d people, %d expenses, %d settlements, problems %+v", len(p.People), len(p.Expenses), len(p.Settlements), p.Problems)
+			}
+			if len(p.Balances) == 0 {
+				t.Fatal("no Total balance read")
+			}
+			want, got := balanceMap(exchange.NonZero(p.Balances)), balanceMap(p.NetBalances())
+			if len(want) != len(got) {
+				t.Fatalf("balances: file says %v, plan gives %v", want, got)
+			}
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("%s: file says %s, plan gives %s", k, v, got[k])
+				}
+			}
+			for _, e := range p.Expenses {
+				checkExpense(t, e)
+			}
+		})
+	}
+}
+
+func checkExpense(t *testing.T, e exchange.Expense) {
+	t.Helper()
+	paid, owed := e.Amount.Sub(e.Amount), e.Amount.Sub(e.Amount)
+	for _, x := range e.Payers {
+		if x.Amount.Sign() <= 0 {
+			t.Errorf("line %d: payer %s pays %s", e.Line, x.Name, x.Amount)
+		}
+		paid = paid.Add(x.Amount)
+	}
+	for _, x := range e.Splits {
+		if x.Amount.Sign() <= 0 {
+			t.Errorf("line %d: %s's share is %s", e.Line, x.Name, x.Amount)
+		}
+		owed = owed.Add(x.Amount)
+	}
+	if paid.Cmp(e.Amount) != 0 || owed.Cmp(e.Amount) != 0 {
+		t.Errorf("line %d: amount %s, paid %s, shares %s", e.Line, e.Amount, paid, owed)
+	}
+}
+
+func TestFileDetails(t *testing.T) {
+	p := readFile(t, "group_two_currencies_crlf.csv")
+	if d := p.Expenses[1].Description; d != "Dinner, beach shack" {
+		t.Errorf("quoted description read as %q", d)
+	}
+	// Two payers (300.00 and 300.00 net) of a 900.00 cost: 300.00 of the
+	// cost the nets do not explain is shared by the payers in proportion.
+	two := p.Expenses[2]
+	if two.Amount.String() != "900.00" || len(two.Payers) != 2 || two.Payers[0].Amount.String() != "450.00" || two.Payers[1].Amount.String() != "450.00" {
+		t.Errorf("two payers: %+v", two)
+	}
+	if s := p.Settlements[0]; s.From != "Isha" || s.To != "Aarav" || s.Amount.String() != "500.00" || s.Line != 6 {
+		t.Errorf("payment: %+v", s)
+	}
+	if p.Expenses[0].Line != 3 || p.Expenses[0].SpentAt.Format("2006-01-02") != "2026-03-01" {
+		t.Errorf("first expense at line %d on %s", p.Expenses[0].Line, p.Expenses[0].SpentAt)
+	}
+
+	it := readFile(t, "settled_italian.csv")
+	if it.People[2].Name != `Chiara "Kika" Rossi` || it.Settlements[0].From != it.People[2].Name {
+		t.Errorf("Italian file: %+v %+v", it.People, it.Settlements)
+	}
+	if w := it.Problems[0]; w.Severity != exchange.Warning || w.Line != 9 || !strings.Contains(w.Message, "not imported") {
+		t.Errorf("zero row warning: %+v", w)
+	}
+
+	mp := readFile(t, "group_multi_payer.csv")
+	boat := mp.Expenses[3]
+	if boat.Description != "Boat" || boat.Payers[0].Amount.String() != "40.00" || boat.Payers[1].Amount.String() != "60.00" {
+		t.Errorf("boat: %+v", boat.Payers)
+	}
+}
+
+// TestKeysAreStable reads the same file twice and gets the same keys, and
+// two identical rows get different keys.
+func TestKeysAreStable(t *testing.T) {
+	in := "Date,Description,Category,Cost,Currency,A,B\n" +
+		"2026-01-01,Tea,General,2.00,EUR,1.00,-1.00\n" +
+		"2026-01-01,Tea,General,2.00,EUR,1.00,-1.00\n"
+	p1, err := Read(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := Read(strings.NewReader(in))
+	if p1.Expenses[0].Key != p2.Expenses[0].Key || p1.Expenses[1].Key != p2.Expenses[1].Key {
+		t.Error("keys differ between reads")
+	}
+	if p1.Expenses[0].Key == p1.Expenses[1].Key {
+		t.Error("identical rows share a key")
+	}
+}
+
+func TestAmountsAndEdgeCases(t *testing.T) {
+	h := "Date,Description,Category,Cost,Currency,A,B,C\n"
+	for _, tc := range []struct {
+		name, in string
+		check    func(t *testing.T, p *exchange.Plan)
+	}{
+		{"JPY written with two zero decimals", h + "2026-01-01,Sushi,Dining out,3000.00,JPY,2000.00,-1000.00,-1000.00\n",
+			func(t *testing.T, p *exchange.Plan) {
+				if a := p.Expenses[0].Amount; a.String() != "3000" || a.Currency().Code() != "JPY" {
+					t.Errorf("amount %s %s", a, a.Currency())
+				}
+			}},
+		{"blank cells are zero and -0.00 is zero", h + "2026-01-01,Tea,General,2.00,EUR,1.00,,-1.00\n2026-01-02,Tea,General,2.00,EUR,-0.00,0.00,0.00\n",
+			func(t *testing.T, p *exchange.Plan) {
+				if len(p.Expenses) != 1 || len(p.Expenses[0].Splits) != 2 || len(p.Problems) != 1 {
+					t.Errorf("%+v %+v", p.Expenses, p.Problems)
+				}
+			}},
+		{"three payers share the rest by largest remainder", h + "2026-01-01,Villa,Lodging,100.00,EUR,10.00,10.00,-20.00\n",
+			func(t *testing.T, p *exchange.Plan) {
+				e := p.Expenses[0]
+				if e.Payers[0].Amount.String() != "50.00" || e.Payers[1].Amount.String() != "50.00" || e.Splits[0].Amount.String() != "40.00" {
+					t.Errorf("%+v %+v", e.Payers, e.Splits)
+				}
+			}},
+		{"a cost below the nets takes the nets", h + "2026-01-01,Odd,General,5.00,EUR,10.00,-10.00,0.00\n",
+			func(t *testing.T, p *exchange.Plan) {
+				if p.Expenses[0].Amount.String() != "10.00" || len(p.Problems) != 1 {
+					t.Errorf("%+v %+v", p.Expenses[0], p.Problems)
+				}
+			}},
+		{"two members with the same name", "Date,Description,Category,Cost,Currency,Alex,Alex\n2026-01-01,Tea,General,2.00,EUR,1.00,-1.00\n",
+			func(t *testing.T, p *exchange.Plan) {
+				if p.People[1].Name != "Alex (2)" || p.Expenses[0].Splits[1].Name != "Alex (2)" || len(p.Problems) != 1 {
+					t.Errorf("%+v %+v", p.People, p.Problems)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Read(strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, p)
+			for _, e := range p.Expenses {
+				checkExpense(t, e)
+			}
+		})
+	}
+}
+
+func TestBadFiles(t *testing.T) {
+	h := "Date,Description,Category,Cost,Currency,A,B\n"
+	for _, tc := range []struct {
+		name, in    string
+		line        int
+		field, text string
+	}{
+		{"empty", "", 0, "", "no header"},
+		{"not splitwise", "name,amount\nhello,12\n", 0, "", "not a Splitwise export"},
+		{"no header in the first lines", strings.Repeat("x,y\n", 7) + h, 6, "", "first lines"},
+		{"bad date", h + "01/02/2026,Tea,General,2.00,EUR,1.00,-1.00\n", 2, "Date", "not a date"},
+		{"unknown currency", h + "2026-01-01,Tea,General,2.00,ZZZ,1.00,-1.00\n", 2, "Currency", "not a currency"},
+		{"too many decimals", h + "2026-01-01,Tea,General,2.00,EUR,1.005,-1.005\n", 2, "A", "not an amount"},
+		{"bad cost", h + "2026-01-01,Tea,General,abc,EUR,1.00,-1.00\n", 2, "Cost", "not an amount"},
+		{"cells not summing to zero", h + "\n2026-01-01,Tea,General,2.00,EUR,1.00,-0.50\n", 3, "", "not zero"},
+		{"short row", h + "2026-01-01,Tea,General,2.00,EUR,1.00\n", 2, "", "cells"},
+		{"bad quoting", h + "2026-01-01,\"Tea,General,2.00,EUR,1.00,-1.00\n", 2, "", "not valid CSV"},
+		{"two totals for a currency", h + ",Total balance, , ,EUR,0.00,0.00\n,Total balance, , ,EUR,0.00,0.00\n", 3, "Currency", "second"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(tc.in))
+			var p *exchange.Problem
+			if !errors.As(err, &p) {
+				t.Fatalf("error %v is not a *exchange.Problem", err)
+			}
+			if p.Line != tc.line || p.Field != tc.field || p.Severity != exchange.Error || !strings.Contains(p.Message, tc.text) {
+				t.Errorf("got %+v, want line %d field %q with %q", p, tc.line, tc.field, tc.text)
+			}
+		})
+	}
+}
+
+func TestBounds(t *testing.T) {
+	in := "Date,Description,Category,Cost,Currency,A,B\n" + strings.Repeat("2026-01-01,Tea,General,2.00,EUR,1.00,-1.00\n", 3)
+	if _, err := ReadOptions(strings.NewReader(in), Options{MaxRows: 2}); err == nil || !strings.Contains(err.Error(), "rows") {
+		t.Errorf("3 rows over a bound of 2: %v", err)
+	}
+	if _, err := ReadOptions(strings.NewReader(in), Options{MaxBytes: 50}); err == nil || !strings.Contains(err.Error(), "larger") {
+		t.Errorf("over the byte bound: %v", err)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.csv")
+	for _, name := range files {
+		b, _ := os.ReadFile(name)
+		f.Add(b)
+	}
+	f.Add([]byte("Date,Description,Category,Cost,Currency,A,B\n2026-01-01,Tea,General,2.00,EUR,1.00,-1.00\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ReadOptions(strings.NewReader(string(b)), Options{MaxRows: 1000})
+		if err != nil {
+			var pr *exchange.Problem
+			if !errors.As(err, &pr) || pr.Severity != exchange.Error {
+				t.Fatalf("error %v is not an Error *exchange.Problem", err)
+			}
+			return
+		}
+		for _, e := range p.Expenses {
+			checkExpense(t, e)
+		}
+	})
+}
