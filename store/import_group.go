@@ -168,6 +168,11 @@ func (s *Store) ImportGroup(ctx context.Context, in ImportInput) (ImportResult, 
 	if err := r.load(ctx, found); err != nil {
 		return ImportResult{}, err
 	}
+	for name, id := range in.Members {
+		if !r.isMember(id) {
+			return ImportResult{}, &exchange.Problem{Field: "members", Message: fmt.Sprintf("%q is mapped to %s, who is not a member of the group", name, id), Severity: exchange.Error}
+		}
+	}
 	if found {
 		r.rec = rec
 		if r.started, err = parseTime(rec.StartedAt); err != nil {
@@ -268,9 +273,6 @@ func (r *importRun) mapNames(found bool) error {
 			continue
 		}
 		if id, ok := r.in.Members[p.Name]; ok {
-			if !r.isMember(id) {
-				return &exchange.Problem{Field: "members", Message: fmt.Sprintf("%q is mapped to %s, who is not a member of the group", p.Name, id), Severity: exchange.Error}
-			}
 			r.names[p.Name] = id
 			continue
 		}

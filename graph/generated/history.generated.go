@@ -883,6 +883,7 @@ var (
 		"RECURRING_DELETED":    store.EventRecurringDeleted,
 		"CHAT_CONNECTED":       store.EventChatConnected,
 		"CHAT_DISCONNECTED":    store.EventChatDisconnected,
+		"GROUP_IMPORTED":       store.EventGroupImported,
 	}
 	marshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType = map[store.EventType]string{
 		store.EventGroupCreated:        "GROUP_CREATED",
@@ -909,6 +910,7 @@ var (
 		store.EventRecurringDeleted:    "RECURRING_DELETED",
 		store.EventChatConnected:       "CHAT_CONNECTED",
 		store.EventChatDisconnected:    "CHAT_DISCONNECTED",
+		store.EventGroupImported:       "GROUP_IMPORTED",
 	}
 )
 

@@ -1,0 +1,177 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/fracti/api/exchange"
+	"github.com/fracti/api/exchange/fractijson"
+	"github.com/fracti/api/exchange/splitwise"
+	"github.com/fracti/api/graph/model"
+	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/money"
+	"github.com/fracti/api/store"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// importCallBudget replaces the request's DynamoDB call budget for an
+// import: one transaction per batch of up to 100 items, and the reads to
+// plan them.
+const importCallBudget = 20000
+
+// importReaders read each format into a Plan; a format without one is
+// refused as BAD_USER_INPUT.
+var importReaders = map[model.ImportFormat]func(io.Reader) (*exchange.Plan, error){
+	model.ImportFormatFractiJSON:   fractijson.Read,
+	model.ImportFormatSplitwiseCSV: splitwise.Read,
+}
+
+// readImport reads the uploaded file: its Plan, and the hash that names
+// the import (of the format and the file's bytes).
+func readImport(format model.ImportFormat, file io.Reader) (*exchange.Plan, string, error) {
+	read := importReaders[format]
+	if read == nil {
+		return nil, "", badInput("input.format", "%s files cannot be imported by this server yet", format)
+	}
+	data, err := io.ReadAll(file)
+	if err != nil {
+		return nil, "", badInput("input.file", "the file could not be read: %v", err)
+	}
+	sum := sha256.Sum256(append([]byte(string(format)+"\x00"), data...))
+	plan, err := read(bytes.NewReader(data))
+	if err != nil {
+		return nil, "", problemError(exchange.AsProblem(err))
+	}
+	return plan, hex.EncodeToString(sum[:]), nil
+}
+
+// problemError is BAD_USER_INPUT naming the file's line and field.
+func problemError(p *exchange.Problem) *gqlerror.Error {
+	e := codedError(CodeBadUserInput, "input.file: "+p.Error())
+	e.Extensions["line"] = p.Line
+	e.Extensions["field"] = "input.file"
+	if p.Field != "" {
+		e.Extensions["field"] = p.Field
+	}
+	if p.Field == "members" {
+		e.Message, e.Extensions["field"] = "input.members: "+p.Message, "input.members"
+	}
+	return e
+}
+
+// importTarget is the group to import into, or for a new group its title
+// and currency (the input's, else the file's).
+func importTarget(ctx context.Context, input model.ImportGroupInput, plan *exchange.Plan) (store.ImportInput, error) {
+	in := store.ImportInput{Importer: newMember(ctx)}
+	if input.GroupID != nil {
+		g, err := visibleGroup(ctx, *input.GroupID)
+		if err != nil || g == nil {
+			return in, orNotFound(err, "group")
+		}
+		in.GroupID = g.ID
+	} else {
+		title := plan.Title
+		if input.Title != nil {
+			title = *input.Title
+		}
+		if title == "" {
+			return in, badInput("input.title", "the file has no title: give one")
+		}
+		t, err := text("input.title", title, 1, 128)
+		if err != nil {
+			return in, err
+		}
+		code := plan.Currency
+		if input.Currency != nil {
+			code = *input.Currency
+		}
+		if code == "" {
+			return in, badInput("input.currency", "the file has no currency: give one")
+		}
+		cur, err := money.LookupCurrency(code)
+		if err != nil {
+			return in, moneyError("input.currency", err)
+		}
+		in.Title, in.Currency = t, cur
+	}
+	in.Members = map[string]string{}
+	for i, m := range input.Members {
+		if _, dup := in.Members[m.Name]; dup {
+			return in, badInput(fmt.Sprintf("input.members[%d].name", i), "%q is mapped twice", m.Name)
+		}
+		in.Members[m.Name] = m.UserID
+	}
+	return in, nil
+}
+
+// importReport turns the store's result into the report, loading the
+// members it names (a dry run's new ones are made up, to be shown).
+func importReport(ctx context.Context, in store.ImportInput, res store.ImportResult) (*model.ImportReport, error) {
+	out := &model.ImportReport{
+		Expenses: res.Expenses, Settlements: res.Settlements, Comments: res.Comments,
+		DryRun: in.DryRun && !res.AlreadyImported, AlreadyImported: res.AlreadyImported,
+		Members: []model.ImportedMember{}, Balances: []model.Balance{}, Problems: []model.ImportProblem{},
+	}
+	written := !out.DryRun
+	if written {
+		loaders.Wrote(ctx, res.GroupID)
+		g, err := visibleGroup(ctx, res.GroupID)
+		if err != nil {
+			return nil, err
+		}
+		out.Group = g
+	} else if in.GroupID != "" {
+		out.Group, _ = loaders.Group(ctx, in.GroupID)
+	}
+	if !written && in.GroupID == "" {
+		// The new group's first member, as it will be.
+		loaders.PrimeMember(ctx, &store.Member{GroupID: res.GroupID, UserID: in.Importer.UserID, Name: in.Importer.Name})
+	}
+	for _, m := range res.Members {
+		im := model.ImportedMember{Name: m.Name, Matched: model.ImportMatch(m.Match)}
+		if written || m.Match == store.ImportExistingMember {
+			mem, err := loaders.Member(ctx, res.GroupID, m.MemberID)
+			if err != nil {
+				return nil, err
+			}
+			im.Member = mem
+		} else {
+			// Not written yet: its balance is still shown under the id it will have.
+			loaders.PrimeMember(ctx, &store.Member{GroupID: res.GroupID, UserID: m.MemberID, Name: m.Name, Placeholder: true, AddedBy: in.Importer.UserID})
+		}
+		out.Members = append(out.Members, im)
+	}
+	for _, b := range res.Books {
+		users := make([]string, 0, len(b.Users))
+		for u := range b.Users {
+			users = append(users, u)
+		}
+		slices.Sort(users)
+		for _, u := range users {
+			out.Balances = append(out.Balances, balance(res.GroupID, u, b))
+		}
+	}
+	for _, p := range res.Problems {
+		mp := model.ImportProblem{Line: p.Line, Message: p.Message, Severity: model.ImportProblemSeverity(p.Severity)}
+		if p.Field != "" {
+			mp.Field = &p.Field
+		}
+		out.Problems = append(out.Problems, mp)
+	}
+	return out, nil
+}
+
+// importError explains a refused import.
+func importError(err error) error {
+	var p *exchange.Problem
+	if errors.As(err, &p) {
+		return problemError(p)
+	}
+	return err
+}

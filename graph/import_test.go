@@ -1,0 +1,223 @@
+package graph_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/fracti/api/httpapi"
+	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/dynamotest"
+	"github.com/stretchr/testify/require"
+)
+
+const importMutation = `mutation($file: Upload!, $g: ID, $dry: Boolean, $members: [ImportMemberInput!], $format: ImportFormat = SPLITWISE_CSV) {
+	importGroup(input: {groupId: $g, title: "Goa", currency: "INR", format: $format, file: $file, dryRun: $dry, members: $members}) {
+		group { id title memberCount }
+		expenses settlements comments dryRun alreadyImported
+		members { name matched member { userId name placeholder } }
+		balances { currency net member { userId name } }
+		problems { line field message severity }
+	}
+}`
+
+type importReport struct {
+	ImportGroup struct {
+		Group *struct {
+			ID, Title   string
+			MemberCount int
+		}
+		Expenses, Settlements, Comments int
+		DryRun, AlreadyImported         bool
+		Members                         []struct {
+			Name, Matched string
+			Member        *struct {
+				UserID, Name string
+				Placeholder  bool
+			}
+		}
+		Balances []struct {
+			Currency, Net string
+			Member        struct{ UserID, Name string }
+		}
+		Problems []struct {
+			Line              int
+			Field             *string
+			Message, Severity string
+		}
+	}
+}
+
+func splitwiseFile(t *testing.T, name string) apitest.File {
+	t.Helper()
+	data, err := os.ReadFile("../exchange/splitwise/testdata/" + name)
+	require.NoError(t, err)
+	return apitest.File{Name: name, Data: data}
+}
+
+// writeCalls counts the DynamoDB calls that write.
+func writeCalls(c *dynamotest.Counter) int {
+	ops := c.ByOperation()
+	return ops["TransactWriteItems"] + ops["PutItem"] + ops["UpdateItem"] + ops["DeleteItem"] + ops["BatchWriteItem"]
+}
+
+// nets are a report's balances as "name currency" -> net.
+func nets(r importReport) map[string]string {
+	out := map[string]string{}
+	for _, b := range r.ImportGroup.Balances {
+		out[b.Member.Name+" "+b.Currency] = b.Net
+	}
+	return out
+}
+
+func TestImportGroupFromSplitwise(t *testing.T) {
+	api := apitest.New(t)
+	alice := api.User("111", "Aarav")
+	file := splitwiseFile(t, "group_two_currencies_crlf.csv")
+	// The file's Total balance rows.
+	want := map[string]string{
+		"Aarav INR": "2500.00", "Isha INR": "200.00", "Dev INR": "-2700.00",
+		"Aarav USD": "20.00", "Isha USD": "-10.00", "Dev USD": "-10.00",
+	}
+
+	alice.Must(nil, `{ me { id } }`) // records the user's profile, a write of its own
+	api.Calls.Reset()
+	var dry importReport
+	alice.Must(&dry, importMutation, "file", file)
+	require.Zero(t, writeCalls(api.Calls), "a dry run writes nothing")
+	require.True(t, dry.ImportGroup.DryRun)
+	require.Nil(t, dry.ImportGroup.Group)
+	require.Equal(t, 4, dry.ImportGroup.Expenses)
+	require.Equal(t, 1, dry.ImportGroup.Settlements)
+	require.Empty(t, dry.ImportGroup.Problems)
+	require.Equal(t, want, nets(dry))
+	require.Equal(t, "EXISTING_MEMBER", dry.ImportGroup.Members[0].Matched, "Aarav is the importer by name")
+	require.Equal(t, "111", dry.ImportGroup.Members[0].Member.UserID)
+	for _, m := range dry.ImportGroup.Members[1:] {
+		require.Equal(t, "NEW_PLACEHOLDER", m.Matched, m.Name)
+		require.Nil(t, m.Member, "a placeholder of a dry run does not exist yet")
+	}
+
+	var real importReport
+	alice.Must(&real, importMutation, "file", file, "dry", false)
+	r := real.ImportGroup
+	require.False(t, r.DryRun)
+	require.False(t, r.AlreadyImported)
+	require.NotNil(t, r.Group)
+	require.Equal(t, "Goa", r.Group.Title)
+	require.Equal(t, 3, r.Group.MemberCount)
+	require.Equal(t, want, nets(real))
+	require.Empty(t, r.Problems)
+	for _, m := range r.Members[1:] {
+		require.True(t, m.Member.Placeholder, m.Name)
+	}
+	var group struct {
+		Group struct {
+			Expenses struct{ Nodes []struct{ ID string } }
+			Balances []struct {
+				Currency, Net string
+				Member        struct{ Name string }
+			}
+		}
+	}
+	alice.Must(&group, `query($g: ID!) { group(id: $g) { expenses(first: 50) { nodes { id } } balances { currency net member { name } } } }`, "g", r.Group.ID)
+	require.Len(t, group.Group.Expenses.Nodes, 4)
+	got := map[string]string{}
+	for _, b := range group.Group.Balances {
+		got[b.Member.Name+" "+b.Currency] = b.Net
+	}
+	require.Equal(t, want, got, "the group's balances are the file's")
+
+	api.Calls.Reset()
+	var again importReport
+	alice.Must(&again, importMutation, "file", file, "dry", false)
+	require.True(t, again.ImportGroup.AlreadyImported)
+	require.Equal(t, r.Group.ID, again.ImportGroup.Group.ID)
+	require.Zero(t, writeCalls(api.Calls), "the same file again creates nothing")
+}
+
+func TestImportIntoAGroupMapsNames(t *testing.T) {
+	api := apitest.New(t)
+	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
+	g := alice.CreateGroup("Goa")
+	bob.Join(g)
+	file := splitwiseFile(t, "group_two_currencies_crlf.csv")
+	members := []map[string]any{{"name": "Aarav", "userId": "111"}, {"name": "Isha", "userId": "222"}}
+	var r importReport
+	alice.Must(&r, importMutation, "file", file, "g", g, "dry", false, "members", members)
+	require.Equal(t, g, r.ImportGroup.Group.ID)
+	require.Equal(t, 3, r.ImportGroup.Group.MemberCount, "Dev became a placeholder")
+	require.Equal(t, "NEW_PLACEHOLDER", r.ImportGroup.Members[2].Matched)
+	require.Equal(t, map[string]string{
+		"Alice INR": "2500.00", "Bob INR": "200.00", "Dev INR": "-2700.00",
+		"Alice USD": "20.00", "Bob USD": "-10.00", "Dev USD": "-10.00",
+	}, nets(r))
+
+	res := alice.Fails("BAD_USER_INPUT", importMutation, "file", file, "g", g, "members", []map[string]any{{"name": "Dev", "userId": "999"}})
+	require.Equal(t, "input.members", res.Field())
+	mallory := api.User("666", "Mallory")
+	res = mallory.Fails("NOT_FOUND", importMutation, "file", file, "g", g)
+	require.Contains(t, res.Errors[0].Message, "not found")
+}
+
+func TestImportOfABadFileNamesItsLineAndWritesNothing(t *testing.T) {
+	api := apitest.New(t)
+	alice := api.User("111", "Aarav")
+	bad := apitest.File{Name: "bad.csv", Data: []byte("Date,Description,Category,Cost,Currency,Aarav,Isha\n" +
+		"2026-03-01,Hotel,Hotel,4800.00,INR,2400.00,-2400.00\n" +
+		"2026-03-02,Taxi,Taxi,lots,INR,1.00,-1.00\n")}
+	alice.Must(nil, `{ me { id } }`)
+	api.Calls.Reset()
+	res := alice.Fails("BAD_USER_INPUT", importMutation, "file", bad, "dry", false)
+	require.EqualValues(t, 3, res.Errors[0].Extensions["line"], "%+v", res.Errors)
+	require.Equal(t, "Cost", res.Field())
+	require.Zero(t, writeCalls(api.Calls))
+}
+
+func TestImportUploadNeedsAPreflightHeaderAndABoundedSize(t *testing.T) {
+	api := apitest.New(t, func(c *httpapi.Config) { c.MaxUploadBytes = 4000 })
+	alice := api.User("111", "Aarav")
+	file := splitwiseFile(t, "group_two_currencies_crlf.csv")
+	body := map[string]any{"query": importMutation, "variables": map[string]any{"file": file}}
+	send := func(preflight string, size int) (int, map[string]any) {
+		t.Helper()
+		f := file
+		if size > 0 {
+			f.Data = []byte(strings.Repeat("x", size))
+		}
+		body["variables"] = map[string]any{"file": f}
+		buf, contentType := apitest.MultipartBody(t, body)
+		req, err := http.NewRequest(http.MethodPost, api.URL(), buf)
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Authorization", alice.Header())
+		if preflight != "" {
+			req.Header.Set(preflight, "1")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		return resp.StatusCode, out
+	}
+	code := func(out map[string]any) string {
+		errs, _ := out["errors"].([]any)
+		require.NotEmpty(t, errs, "%v", out)
+		return errs[0].(map[string]any)["extensions"].(map[string]any)["code"].(string)
+	}
+
+	status, out := send("", 0)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "BAD_REQUEST", code(out))
+	for _, h := range []string{"Apollo-Require-Preflight", "GraphQL-Preflight", "X-Apollo-Operation-Name"} {
+		status, out = send(h, 0)
+		require.Equal(t, http.StatusOK, status, "%s: %v", h, out)
+		require.Nil(t, out["errors"], h)
+	}
+	status, out = send("Apollo-Require-Preflight", 5000)
+	require.Equal(t, http.StatusRequestEntityTooLarge, status)
+	require.Equal(t, "BAD_USER_INPUT", code(out))
+}
