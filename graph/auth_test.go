@@ -122,6 +122,8 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	alice.Must(&setup, `mutation($g: ID!) { createInvite(groupId: $g) { id } addPlaceholderMember(groupId: $g, name: "Carol") { userId } }`, "g", group)
 	token := createAccessToken(t, alice, map[string]any{"name": "alice's", "scopes": []string{"READ", "WRITE"}}).AccessToken.ID
 	series := recurringFixture(t, alice, group)
+	var commented struct{ AddComment struct{ ID string } }
+	bob.Must(&commented, `mutation($e: ID!) { addComment(expenseId: $e, body: "Thanks") { id } }`, "e", expense)
 	var before json.RawMessage
 	alice.Must(&before, everything, "g", group)
 
@@ -140,6 +142,7 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	ops := everyOperation(group, expense, deleted, settlement, setup.CreateInvite.ID, setup.AddPlaceholderMember.UserID, token)
 	ops = append(ops, recurringOperations(group, series)...)
 	ops = append(ops, telegramOperations(group)...)
+	ops = append(ops, commentOperations(expense, commented.AddComment.ID)...)
 	for i, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
 			for name, header := range credentials {
@@ -184,7 +187,7 @@ const everything = `query($g: ID!) { group(id: $g) { title version memberCount j
 	notificationSettings: members { nodes { notificationSettings { muted digest } } }
 	members { nodes { userId placeholder claimedBy { id } } }
 	invites { id uses }
-	expenses { nodes { id version amount history { version } } }
+	expenses { nodes { id version amount history { version } comments { nodes { id body deletedAt } } } }
 	settlements { nodes { id status } }
 	recurringExpenses { nodes { id version paused nextOn } }
 	debts { from { userId } to { userId } amount }

@@ -158,6 +158,9 @@ func listCosts(c *generated.ComplexityRoot, currencies int) {
 	}
 	c.User.Groups, c.User.ExpensesPaid, c.User.Owes, c.User.Settlements, c.User.Activity = perPage, perPage, perPage, perPage, perPage
 	c.Group.Members, c.Group.Expenses, c.Group.Settlements = perPage, perPage, perPage
+	// Each expense's comments are a Query of their own: a page of expenses
+	// asking for them multiplies.
+	c.Expense.Comments = perPage
 
 	times := func(n int) func(int) int { return func(child int) int { return 1 + child*n } }
 	// An expense's splits and payers are bounded by the participant limit but usually short.

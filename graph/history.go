@@ -39,6 +39,9 @@ func eventSubject(ctx context.Context, ev *store.Event) (model.GroupEventSubject
 	case store.SubjectRecurring:
 		// Null once deleted: its occurrences stay, the recurring expense does not.
 		return nilIfHidden(loaders.Series(ctx, store.SeriesKey{GroupID: ev.GroupID, SeriesID: ev.Subject.ID}))
+	case store.SubjectComment:
+		ref, _ := ev.CommentRef()
+		return nilIfHidden(loaders.Comment(ctx, ref))
 	}
 	return nil, nil
 }

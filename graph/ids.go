@@ -8,7 +8,7 @@ import (
 )
 
 // Ids: a User's is the Telegram user id ("123456789"); a Group's, Expense's
-// and Settlement's a UUID; a RecurringExpense's "rec_" and 32 hex digits; a Member's "<groupId>:<userId>" (a placeholder's
+// and Settlement's a UUID; a RecurringExpense's "rec_" and 32 hex digits; a Comment's "cmt_" and 32 hex digits; a Member's "<groupId>:<userId>" (a placeholder's
 // userId is "ph_" and 32 hex digits); an Invite's "<groupId>:<inviteId>"; a Split's, a
 // Payment's and a Share's "<expenseId>:<userId>"; a Balance's
 // "<groupId>:<userId>:<currency>", a Debt's

@@ -46,6 +46,9 @@ func (r *queryResolver) Node(ctx context.Context, id string) (model.Node, error)
 	if seriesIDPattern.MatchString(id) {
 		return nilIfHidden(r.visibleSeries(ctx, id))
 	}
+	if commentIDPattern.MatchString(id) {
+		return nilIfHidden(visibleComment(ctx, id))
+	}
 	if groupID, userID, ok := parseMemberID(id); ok {
 		if g, err := visibleGroup(ctx, groupID); err != nil || g == nil {
 			return nil, err

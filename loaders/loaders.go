@@ -38,6 +38,7 @@ type Loaders struct {
 	settlements loader[store.SettlementRef, store.Settlement]
 	invites     loader[store.InviteRef, store.Invite]
 	series      loader[store.SeriesKey, store.Series]
+	comments    loader[store.CommentRef, store.Comment]
 	started     started // the reads prefetch started
 }
 
@@ -51,7 +52,7 @@ type loader[K comparable, V any] struct {
 
 // BatchObserver is told the number of keys of every batch read a loader
 // makes (a dataloader batch or a prefetch), with the loader's name: items,
-// books, expenses, settlements, invites or series.
+// books, expenses, settlements, invites, series or comments.
 type BatchObserver func(loader string, keys int)
 
 // Option tunes the loaders New makes.
@@ -88,6 +89,7 @@ func New(s *store.Store, wait time.Duration, opts ...Option) *Loaders {
 		settlements: newLoader("settlements", wait, o, s.GetSettlements), // like expenses
 		invites:     newLoader("invites", wait, o, s.GetInvites),         // BatchGetItem by key
 		series:      newLoader("series", wait, o, s.GetSeriesByKeys),     // BatchGetItem by key
+		comments:    newLoader("comments", wait, o, s.GetComments),       // BatchGetItem by key, GSI2 by id
 	}
 	l.books = newLoader("books", wait, o, l.fetchBooks) // BatchGetItem, once the ledgers are in
 	return l

@@ -9,7 +9,7 @@ import (
 // Wrote drops from the request's cache everything a write to the group can
 // have changed: the group, its memberships, its expenses and settlements
 // (including any loaded by id alone, whose group the cache does not know),
-// its invites, its balances, and the reads started ahead (any page, any user's groups). Every mutation calls it after writing, so that what it
+// its invites, its comments, its balances, and the reads started ahead (any page, any user's groups). Every mutation calls it after writing, so that what it
 // returns, and every mutation after it in the same operation, reads the
 // group as the write left it.
 func Wrote(ctx context.Context, groupID string) {
@@ -21,6 +21,7 @@ func Wrote(ctx context.Context, groupID string) {
 	l.settlements.cache.deleteFunc(func(r store.SettlementRef) bool { return r.GroupID == groupID || r.GroupID == "" })
 	l.invites.cache.deleteFunc(func(r store.InviteRef) bool { return r.GroupID == groupID })
 	l.series.cache.deleteFunc(func(k store.SeriesKey) bool { return k.GroupID == groupID })
+	l.comments.cache.deleteFunc(func(r store.CommentRef) bool { return r.GroupID == groupID || r.GroupID == "" })
 }
 
 // PrimeGroup caches a group a write returned, so reading it again costs nothing.

@@ -426,3 +426,24 @@ func leaseKey(stream, shardID string) (pk, sk string) {
 
 // importSK is a group's record of one import: IMPORT#<sha256 of format and file>.
 func importSK(fileHash string) string { return prefixImport + fileHash }
+
+// Comments on expenses (comment.go): one item per comment in its group's
+// partition, ordered by expense and then by time, so that one Query reads an
+// expense's comments oldest first and another every comment of the group.
+//
+//	comment              GROUP#<groupId>     COMMENT#<expenseId>#<createdAt>#<commentId>     GSI2: COMMENT#<commentId> / <groupId>
+
+const prefixComment = "COMMENT#"
+
+// commentSK is where a comment is kept; createdAt is formatTime's, as in
+// the TX# keys.
+func commentSK(expenseID, createdAt, commentID string) string {
+	return prefixComment + expenseID + "#" + createdAt + "#" + commentID
+}
+
+// expenseCommentsPrefix is the sort-key prefix of one expense's comments:
+// expense ids hold no '#', so it matches no other expense's.
+func expenseCommentsPrefix(expenseID string) string { return prefixComment + expenseID + "#" }
+
+// commentGSI2PK is where a comment is looked up by id.
+func commentGSI2PK(commentID string) string { return prefixComment + commentID }

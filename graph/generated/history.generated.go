@@ -563,6 +563,13 @@ func (ec *executionContext) _GroupEventSubject(ctx context.Context, sel ast.Sele
 			return graphql.Null
 		}
 		return ec._Expense(ctx, sel, obj)
+	case store.Comment:
+		return ec._Comment(ctx, sel, &obj)
+	case *store.Comment:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Comment(ctx, sel, obj)
 	case model.Invite:
 		return ec._Invite(ctx, sel, &obj)
 	case *model.Invite:
@@ -883,6 +890,8 @@ var (
 		"RECURRING_DELETED":    store.EventRecurringDeleted,
 		"CHAT_CONNECTED":       store.EventChatConnected,
 		"CHAT_DISCONNECTED":    store.EventChatDisconnected,
+		"COMMENT_ADDED":        store.EventCommentAdded,
+		"COMMENT_DELETED":      store.EventCommentDeleted,
 		"GROUP_IMPORTED":       store.EventGroupImported,
 	}
 	marshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType = map[store.EventType]string{
@@ -910,6 +919,8 @@ var (
 		store.EventRecurringDeleted:    "RECURRING_DELETED",
 		store.EventChatConnected:       "CHAT_CONNECTED",
 		store.EventChatDisconnected:    "CHAT_DISCONNECTED",
+		store.EventCommentAdded:        "COMMENT_ADDED",
+		store.EventCommentDeleted:      "COMMENT_DELETED",
 		store.EventGroupImported:       "GROUP_IMPORTED",
 	}
 )

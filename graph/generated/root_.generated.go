@@ -26,6 +26,7 @@ type ResolverRoot interface {
 	AccessToken() AccessTokenResolver
 	Balance() BalanceResolver
 	CategoryAmount() CategoryAmountResolver
+	Comment() CommentResolver
 	CurrencyTotal() CurrencyTotalResolver
 	Debt() DebtResolver
 	Expense() ExpenseResolver
@@ -87,6 +88,26 @@ type ComplexityRoot struct {
 		Category func(childComplexity int) int
 	}
 
+	Comment struct {
+		Author    func(childComplexity int) int
+		BodyOrNil func(childComplexity int) int
+		CreatedAt func(childComplexity int) int
+		DeletedAt func(childComplexity int) int
+		Expense   func(childComplexity int) int
+		ID        func(childComplexity int) int
+	}
+
+	CommentConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	CommentEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	CurrencyTotal struct {
 		Currency   func(childComplexity int) int
 		ID         func(childComplexity int) int
@@ -116,6 +137,7 @@ type ComplexityRoot struct {
 	Expense struct {
 		Amount           func(childComplexity int) int
 		CategoryOrNil    func(childComplexity int) int
+		Comments         func(childComplexity int, first *int, after *string) int
 		CreatedAt        func(childComplexity int) int
 		Currency         func(childComplexity int) int
 		DeletedAt        func(childComplexity int) int
@@ -305,6 +327,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AddComment                 func(childComplexity int, expenseID string, body string) int
 		AddPlaceholderMember       func(childComplexity int, groupID string, name string) int
 		ClaimPlaceholder           func(childComplexity int, groupID string, placeholderID string) int
 		ConnectTelegramChat        func(childComplexity int, groupID string, chatID string) int
@@ -314,6 +337,7 @@ type ComplexityRoot struct {
 		CreateInvite               func(childComplexity int, groupID string, input *model.CreateInviteInput) int
 		CreateRecurringExpense     func(childComplexity int, input model.CreateRecurringExpenseInput) int
 		CreateSettlement           func(childComplexity int, input model.CreateSettlementInput) int
+		DeleteComment              func(childComplexity int, id string) int
 		DeleteExpense              func(childComplexity int, id string) int
 		DeleteRecurringExpense     func(childComplexity int, id string) int
 		DisconnectTelegramChat     func(childComplexity int, groupID string) int
@@ -657,6 +681,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CategoryAmount.Category(childComplexity), true
 
+	case "Comment.author":
+		if e.ComplexityRoot.Comment.Author == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Author(childComplexity), true
+	case "Comment.body":
+		if e.ComplexityRoot.Comment.BodyOrNil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.BodyOrNil(childComplexity), true
+	case "Comment.createdAt":
+		if e.ComplexityRoot.Comment.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.CreatedAt(childComplexity), true
+	case "Comment.deletedAt":
+		if e.ComplexityRoot.Comment.DeletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.DeletedAt(childComplexity), true
+	case "Comment.expense":
+		if e.ComplexityRoot.Comment.Expense == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.Expense(childComplexity), true
+	case "Comment.id":
+		if e.ComplexityRoot.Comment.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Comment.ID(childComplexity), true
+
+	case "CommentConnection.edges":
+		if e.ComplexityRoot.CommentConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.Edges(childComplexity), true
+	case "CommentConnection.nodes":
+		if e.ComplexityRoot.CommentConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.Nodes(childComplexity), true
+	case "CommentConnection.pageInfo":
+		if e.ComplexityRoot.CommentConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentConnection.PageInfo(childComplexity), true
+
+	case "CommentEdge.cursor":
+		if e.ComplexityRoot.CommentEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentEdge.Cursor(childComplexity), true
+	case "CommentEdge.node":
+		if e.ComplexityRoot.CommentEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CommentEdge.Node(childComplexity), true
+
 	case "CurrencyTotal.currency":
 		if e.ComplexityRoot.CurrencyTotal.Currency == nil {
 			break
@@ -774,6 +867,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.CategoryOrNil(childComplexity), true
+	case "Expense.comments":
+		if e.ComplexityRoot.Expense.Comments == nil {
+			break
+		}
+
+		args, err := ec.field_Expense_comments_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Expense.Comments(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Expense.createdAt":
 		if e.ComplexityRoot.Expense.CreatedAt == nil {
 			break
@@ -1613,6 +1717,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MemberSpending.Share(childComplexity), true
 
+	case "Mutation.addComment":
+		if e.ComplexityRoot.Mutation.AddComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddComment(childComplexity, args["expenseId"].(string), args["body"].(string)), true
 	case "Mutation.addPlaceholderMember":
 		if e.ComplexityRoot.Mutation.AddPlaceholderMember == nil {
 			break
@@ -1712,6 +1827,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateSettlement(childComplexity, args["input"].(model.CreateSettlementInput)), true
+	case "Mutation.deleteComment":
+		if e.ComplexityRoot.Mutation.DeleteComment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteComment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteComment(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteExpense":
 		if e.ComplexityRoot.Mutation.DeleteExpense == nil {
 			break
@@ -2902,6 +3028,98 @@ type Debt {
   "The currency."
   currency: String!
 }
+`, BuiltIn: false},
+	{Name: "../../schema/comment.graphqls", Input: `# Comments: what members say about an expense, in its group's activity.
+
+"""
+What a member wrote about an expense. Adding and deleting one are activity
+events (COMMENT_ADDED, COMMENT_DELETED) with the comment as their subject. A
+deleted comment stays as a tombstone: its body is null and ` + "`" + `deletedAt` + "`" + ` set.
+"""
+type Comment implements Node {
+  "The comment's id: ` + "`" + `cmt_` + "`" + ` and 32 hex digits."
+  id: ID!
+  "The expense it is about (possibly deleted since: see ` + "`" + `Expense.deletedAt` + "`" + `)."
+  expense: Expense!
+  "The member who wrote it (possibly a former member)."
+  author: Member!
+  "What it says; null once it is deleted."
+  body: String
+  "When it was written."
+  createdAt: DateTime!
+  "When its author deleted it; null while it stands."
+  deletedAt: DateTime
+}
+
+"A page of comments."
+type CommentConnection {
+  "The comments with their cursors."
+  edges: [CommentEdge!]!
+  "The comments alone."
+  nodes: [Comment!]!
+  "Where this page stands."
+  pageInfo: PageInfo!
+}
+
+"A comment in a list."
+type CommentEdge {
+  "Opaque cursor of this item: pass it as ` + "`" + `after` + "`" + ` to continue after it."
+  cursor: String!
+  "The comment."
+  node: Comment!
+}
+
+extend type Expense {
+  """
+  The comments on this expense, oldest first, deleted ones included as
+  tombstones. Deleting the expense keeps them: they show with it while it
+  can be restored, and after it is restored.
+  """
+  comments(
+    "How many at most, 0 to 100 (default 20)."
+    first: Int
+    "A cursor from this list: the page starts after it."
+    after: String
+  ): CommentConnection!
+}
+
+extend type Mutation {
+  """
+  Comment on an expense of a group you are a member of. The body follows the
+  rules of names: 1 to 1000 characters (code points) once trimmed, in NFC,
+  with no control characters (line breaks and tabs included) and no
+  bidirectional override or isolate characters, and something visible;
+  otherwise BAD_USER_INPUT and nothing is written. An expense that is not
+  yours to see is NOT_FOUND; a deleted expense is CONFLICT (restore it
+  first). The group's activity records a COMMENT_ADDED event.
+  """
+  addComment(
+    "The expense's id."
+    expenseId: ID!
+    "What to say: 1 to 1000 characters, on one line."
+    body: String!
+  ): Comment!
+  """
+  Delete a comment you wrote: its body goes for good, and a tombstone stays
+  (body null, ` + "`" + `deletedAt` + "`" + ` set). Only its author may: another member gets
+  FORBIDDEN, anyone outside the group NOT_FOUND (as for a comment that does
+  not exist). Deleting a comment that is already deleted is CONFLICT. The
+  group's activity records a COMMENT_DELETED event. Returns the comment's id.
+  """
+  deleteComment(
+    "The comment's id."
+    id: ID!
+  ): ID!
+}
+
+extend enum GroupEventType {
+  "A member commented on an expense (the subject is the comment; no changes are listed, the text stays with the comment)."
+  COMMENT_ADDED
+  "A member deleted their comment (the subject is its tombstone)."
+  COMMENT_DELETED
+}
+
+extend union GroupEventSubject = Comment
 `, BuiltIn: false},
 	{Name: "../../schema/connections.graphqls", Input: `# Relay cursor connections of every list.
 
@@ -4905,6 +5123,46 @@ func (ec *executionContext) childFields_CategoryAmount(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type CategoryAmount", field.Name)
 }
 
+func (ec *executionContext) childFields_Comment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Comment_id(ctx, field)
+	case "expense":
+		return ec.fieldContext_Comment_expense(ctx, field)
+	case "author":
+		return ec.fieldContext_Comment_author(ctx, field)
+	case "body":
+		return ec.fieldContext_Comment_body(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Comment_createdAt(ctx, field)
+	case "deletedAt":
+		return ec.fieldContext_Comment_deletedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Comment", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CommentConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_CommentConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CommentConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CommentEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CommentEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CommentEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CommentEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_CurrencyTotal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4991,6 +5249,8 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_restorableUntil(ctx, field)
 	case "history":
 		return ec.fieldContext_Expense_history(ctx, field)
+	case "comments":
+		return ec.fieldContext_Expense_comments(ctx, field)
 	case "originalAmount":
 		return ec.fieldContext_Expense_originalAmount(ctx, field)
 	case "originalCurrency":

@@ -33,6 +33,24 @@ type ActivityEdge struct {
 	Node ActivityItem `json:"node"`
 }
 
+// A page of comments.
+type CommentConnection struct {
+	// The comments with their cursors.
+	Edges []CommentEdge `json:"edges"`
+	// The comments alone.
+	Nodes []store.Comment `json:"nodes"`
+	// Where this page stands.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A comment in a list.
+type CommentEdge struct {
+	// Opaque cursor of this item: pass it as `after` to continue after it.
+	Cursor store.Cursor `json:"cursor"`
+	// The comment.
+	Node *store.Comment `json:"node"`
+}
+
 // A new access token.
 type CreateAccessTokenInput struct {
 	// What the token is for, e.g. "CI bot": 1 to 64 characters.
