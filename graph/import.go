@@ -48,6 +48,17 @@ func readImport(format model.ImportFormat, file io.Reader) (*exchange.Plan, stri
 	if err != nil {
 		return nil, "", problemError(exchange.AsProblem(err))
 	}
+	for i := range plan.Comments {
+		c := &plan.Comments[i]
+		if c.Deleted {
+			continue
+		}
+		body, err := text("body", c.Body, 1, maxCommentLength)
+		if err != nil {
+			return nil, "", problemError(&exchange.Problem{Line: c.Line, Field: "comments.body", Message: err.Error(), Severity: exchange.Error})
+		}
+		c.Body = body
+	}
 	return plan, hex.EncodeToString(sum[:]), nil
 }
 

@@ -221,3 +221,45 @@ func TestImportUploadNeedsAPreflightHeaderAndABoundedSize(t *testing.T) {
 	require.Equal(t, http.StatusRequestEntityTooLarge, status)
 	require.Equal(t, "BAD_USER_INPUT", code(out))
 }
+
+func TestImportOfAFractiExportGivesItsBalances(t *testing.T) {
+	api := apitest.New(t)
+	alex := api.User("111", "Alex")
+	data, err := os.ReadFile("../exchange/fractijson/testdata/group.json")
+	require.NoError(t, err)
+	file := apitest.File{Name: "group.json", Data: data}
+	query := `mutation($file: Upload!) { importGroup(input: {format: FRACTI_JSON, file: $file, dryRun: false}) {
+		group { id title } expenses settlements comments members { name matched } problems { line field message severity } } }`
+	var out struct {
+		ImportGroup struct {
+			Group                           struct{ ID, Title string }
+			Expenses, Settlements, Comments int
+			Members                         []struct{ Name, Matched string }
+			Problems                        []struct{ Message, Severity string }
+		}
+	}
+	alex.Must(&out, query, "file", file)
+	r := out.ImportGroup
+	require.Equal(t, "Lisbon trip", r.Group.Title, "the file's title")
+	require.NotZero(t, r.Expenses)
+	require.NotZero(t, r.Comments)
+	for _, p := range r.Problems {
+		require.NotContains(t, p.Message, "the file says", "balances come out as the export's: %+v", r.Problems)
+	}
+	var group struct {
+		Group struct {
+			Expenses struct {
+				Nodes []struct {
+					Comments struct{ Nodes []struct{ Body *string } }
+				}
+			}
+		}
+	}
+	alex.Must(&group, `query($g: ID!) { group(id: $g) { expenses(first: 100) { nodes { comments { nodes { body } } } } } }`, "g", r.Group.ID)
+	comments := 0
+	for _, e := range group.Group.Expenses.Nodes {
+		comments += len(e.Comments.Nodes)
+	}
+	require.Equal(t, r.Comments, comments)
+	require.Len(t, group.Group.Expenses.Nodes, r.Expenses)
+}

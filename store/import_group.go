@@ -346,8 +346,8 @@ type importBatch struct {
 	deltas   map[money.Currency]ledger.Delta
 	spending map[spendKey]figures
 	involved []string
-	// expenses and settlements count what the batch writes.
-	expenses, settlements int
+	// expenses, settlements and comments count what the batch writes.
+	expenses, settlements, comments int
 }
 
 // size is the batch's transaction items, with its ledger, event and record.
@@ -418,6 +418,23 @@ func (r *importRun) build() ([]*importBatch, error) {
 			return nil, err
 		}
 	}
+	expenses := map[string]bool{}
+	for _, e := range r.in.Plan.Expenses {
+		expenses[e.Key] = true
+	}
+	for i := range r.in.Plan.Comments {
+		pc := &r.in.Plan.Comments[i]
+		if err := unique(pc.Line, "c:"+pc.Key); err != nil {
+			return nil, err
+		}
+		unit, err := r.commentUnit(pc, expenses)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(pc.Line, unit); err != nil {
+			return nil, err
+		}
+	}
 	return batches, nil
 }
 
@@ -467,6 +484,7 @@ func (b *importBatch) merge(unit *importBatch) error {
 	}
 	b.expenses += unit.expenses
 	b.settlements += unit.settlements
+	b.comments += unit.comments
 	return nil
 }
 
@@ -588,6 +606,32 @@ func (r *importRun) settlementUnit(ps *exchange.Settlement) (*importBatch, error
 	return u, nil
 }
 
+// commentUnit is one comment of the Plan, on an expense of the Plan, by
+// the member its author became; a deleted one stays a tombstone.
+func (r *importRun) commentUnit(pc *exchange.Comment, expenses map[string]bool) (*importBatch, error) {
+	bad := func(field, format string, args ...any) error {
+		return &exchange.Problem{Line: pc.Line, Field: field, Message: fmt.Sprintf(format, args...), Severity: exchange.Error}
+	}
+	if !expenses[pc.ExpenseKey] {
+		return nil, bad("expense", "%q is not an expense of the file", pc.ExpenseKey)
+	}
+	author, name, err := r.person(pc.Author)
+	if err != nil {
+		return nil, bad("author", "%v", err)
+	}
+	c := Comment{
+		ID:      CommentPrefix + strings.ReplaceAll(derivedID("comment", r.groupID, r.in.FileHash, pc.Key), "-", ""),
+		GroupID: r.groupID, ExpenseID: derivedID("expense", r.groupID, r.in.FileHash, pc.ExpenseKey),
+		AuthorID: author, AuthorName: name, Body: pc.Body, CreatedAt: r.at(pc.CreatedAt),
+	}
+	if pc.Deleted {
+		c.Body, c.DeletedAt, c.DeletedBy = "", &c.CreatedAt, author
+	}
+	u := newImportBatch()
+	u.puts, u.comments = []any{c.record()}, 1
+	return u, nil
+}
+
 // person is the member a name of the file became, and the name it shows.
 func (r *importRun) person(name string) (string, string, error) {
 	id, ok := r.names[name]
@@ -628,6 +672,7 @@ func (r *importRun) report(ctx context.Context, batches []*importBatch) error {
 	for _, b := range batches {
 		r.result.Expenses += b.expenses
 		r.result.Settlements += b.settlements
+		r.result.Comments += b.comments
 		for c, d := range b.deltas {
 			for _, m := range []map[money.Currency]*ledger.Book{books, imported} {
 				if m[c] == nil {
@@ -646,10 +691,6 @@ func (r *importRun) report(ctx context.Context, batches []*importBatch) error {
 	}
 	slices.SortFunc(r.result.Books, func(x, y *ledger.Book) int { return strings.Compare(x.Currency.Code(), y.Currency.Code()) })
 	r.result.Problems = append(r.result.Problems, r.in.Plan.Problems...)
-	if n := len(r.in.Plan.Comments); n > 0 {
-		r.result.Problems = append(r.result.Problems, exchange.Problem{Field: "comments",
-			Message: fmt.Sprintf("the file has %d comments; this server does not import comments yet", n), Severity: exchange.Warning})
-	}
 	for _, want := range r.in.Plan.Balances {
 		cur := want.Amount.Currency()
 		got := money.Zero(cur)
@@ -737,6 +778,7 @@ func (r *importRun) write(ctx context.Context, batches []*importBatch, k int) er
 			{Field: "batch", After: text(strconv.Itoa(k+1) + "/" + strconv.Itoa(len(batches)))},
 			{Field: "expenses", After: text(strconv.Itoa(b.expenses))},
 			{Field: "settlements", After: text(strconv.Itoa(b.settlements))},
+			{Field: "comments", After: text(strconv.Itoa(b.comments))},
 		},
 	}
 	if k == 0 && r.in.GroupID == "" {

@@ -64,6 +64,11 @@ func importPlan(n int) *exchange.Plan {
 			move(cur, name, shares[j].Neg())
 		}
 		p.Expenses = append(p.Expenses, e)
+		if i%25 == 0 {
+			p.Comments = append(p.Comments,
+				exchange.Comment{Line: i + 2, Key: "c" + strconv.Itoa(i), ExpenseKey: e.Key, Author: names[(i+2)%3], Body: "Was it " + e.Description + "?", CreatedAt: e.SpentAt.Add(time.Hour)},
+				exchange.Comment{Line: i + 2, Key: "d" + strconv.Itoa(i), ExpenseKey: e.Key, Author: payer, CreatedAt: e.SpentAt.Add(2 * time.Hour), Deleted: true})
+		}
 		if i%10 == 9 {
 			a := money.NewAmount(300, cur)
 			p.Settlements = append(p.Settlements, exchange.Settlement{
@@ -175,6 +180,17 @@ func TestImportCreatesGroupWithTheFilesBalancesOnce(t *testing.T) {
 	require.True(t, me.Active())
 	require.Len(t, all(t, 100, func(a store.PageArgs) (store.Page[store.Expense], error) { return f.ListExpenses(ctx, g.ID, a) }), 250)
 	require.Len(t, all(t, 100, func(a store.PageArgs) (store.Page[store.Settlement], error) { return f.ListSettlements(ctx, g.ID, a) }), 25)
+	require.Equal(t, 20, res.Comments)
+	comments := all(t, 100, func(a store.PageArgs) (store.Page[store.Comment], error) { return f.ListGroupComments(ctx, g.ID, a) })
+	require.Len(t, comments, 20)
+	deleted := 0
+	for _, c := range comments {
+		if c.DeletedAt != nil {
+			deleted++
+			require.Empty(t, c.Body)
+		}
+	}
+	require.Equal(t, 10, deleted, "tombstones stay tombstones")
 	requireFileBalances(t, f, res, p)
 	requireNoDrift(t, f, g.ID)
 
@@ -236,6 +252,9 @@ func TestImportIntoAGroupMatchesNamesAndAddsPlaceholders(t *testing.T) {
 		rename := map[string]string{"Alice": " user 1 ", "Bob": "Bob", "Carol": "Zed"}
 		p.Settlements[i].From, p.Settlements[i].To = rename[p.Settlements[i].From], rename[p.Settlements[i].To]
 	}
+	for i := range p.Comments {
+		p.Comments[i].Author = map[string]string{"Alice": " user 1 ", "Bob": "Bob", "Carol": "Zed"}[p.Comments[i].Author]
+	}
 	p.Balances = nil
 	in := importInput(p, "h3")
 	in.GroupID = g.ID
@@ -274,6 +293,7 @@ func TestImportRefusesWithNothingWritten(t *testing.T) {
 		}, 5, "amount"},
 		{"a name mapped to a stranger", func(in *store.ImportInput) { in.Members = map[string]string{"Bob": "99"} }, 0, "members"},
 		{"a payment to oneself", func(in *store.ImportInput) { in.Plan.Settlements[0].To = in.Plan.Settlements[0].From }, 11, "to"},
+		{"a comment on no expense", func(in *store.ImportInput) { in.Plan.Comments[0].ExpenseKey = "nope" }, 2, "expense"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := &dynamotest.Counter{}

@@ -4063,8 +4063,8 @@ extend type Mutation {
 extend enum GroupEventType {
   """
   A file was imported (importGroup): one event per batch of the import, its
-  changes ` + "`" + `import` + "`" + ` (the file's hash), ` + "`" + `batch` + "`" + ` (k/n), ` + "`" + `expenses` + "`" + ` and
-  ` + "`" + `settlements` + "`" + ` (what the batch wrote). A new group's import starts with its
+  changes ` + "`" + `import` + "`" + ` (the file's hash), ` + "`" + `batch` + "`" + ` (k/n), ` + "`" + `expenses` + "`" + `,
+  ` + "`" + `settlements` + "`" + ` and ` + "`" + `comments` + "`" + ` (what the batch wrote). A new group's import starts with its
   GROUP_CREATED; its placeholders join in the first batch.
   """
   GROUP_IMPORTED
