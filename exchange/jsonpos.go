@@ -152,3 +152,50 @@ func (j *JSONLines) Errorf(path, format string, args ...any) *Problem {
 func (j *JSONLines) Warnf(path, format string, args ...any) Problem {
 	return Problem{Line: j.Line(path), Field: path, Message: fmt.Sprintf(format, args...), Severity: Warning}
 }
+
+// People adds the people of a JSON document to plan, given as the
+// elements of the array at path ("members"), each with the file's id as
+// Key and its name as the file spells it: every id present and unique,
+// every name not blank. Names are trimmed and made unique (UniqueNames,
+// with its warnings in plan.Problems). It returns each id's name.
+func (j *JSONLines) People(plan *Plan, path string, people []Person) (map[string]string, error) {
+	byID := make(map[string]string, len(people))
+	raw := make([]string, len(people))
+	for i, p := range people {
+		el := path + "[" + strconv.Itoa(i) + "]"
+		if p.Key == "" {
+			return nil, j.Errorf(el+".id", "a person without an id")
+		}
+		if _, dup := byID[p.Key]; dup {
+			return nil, j.Errorf(el+".id", "id %q appears twice", p.Key)
+		}
+		if strings.TrimSpace(p.Name) == "" {
+			return nil, j.Errorf(el+".name", "%q has no name", p.Key)
+		}
+		byID[p.Key], raw[i] = "", p.Name
+	}
+	unique, problems := UniqueNames(raw,
+		func(i int) int { return j.Line(path + "[" + strconv.Itoa(i) + "]") },
+		func(i int) string { return path + "[" + strconv.Itoa(i) + "].name" })
+	plan.Problems = append(plan.Problems, problems...)
+	for i, p := range people {
+		p.Name = unique[i]
+		byID[p.Key] = p.Name
+		plan.People = append(plan.People, p)
+	}
+	return byID, nil
+}
+
+// ReadJSON reads a JSON file of at most maxBytes (ReadAll) and indexes it
+// (IndexJSON), for a reader to decode and then check element by element.
+func ReadJSON(r io.Reader, maxBytes int64) ([]byte, *JSONLines, error) {
+	data, err := ReadAll(r, maxBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	lines, err := IndexJSON(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, lines, nil
+}

@@ -43,11 +43,7 @@ func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	if opt.MaxRows <= 0 {
 		opt.MaxRows = exchange.DefaultMaxRows
 	}
-	data, err := exchange.ReadAll(r, opt.MaxBytes)
-	if err != nil {
-		return nil, err
-	}
-	lines, err := exchange.IndexJSON(data)
+	data, lines, err := exchange.ReadJSON(r, opt.MaxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -104,32 +100,13 @@ func (d *docReader) read() error {
 }
 
 func (d *docReader) members() error {
-	raw := make([]string, len(d.doc.Members))
+	people := make([]exchange.Person, len(d.doc.Members))
 	for i, m := range d.doc.Members {
-		path := fmt.Sprintf("members[%d]", i)
-		if m.ID == "" {
-			return d.lines.Errorf(path+".id", "a member without an id")
-		}
-		if _, dup := d.names[m.ID]; dup {
-			return d.lines.Errorf(path+".id", "member id %q appears twice", m.ID)
-		}
-		d.names[m.ID] = ""
-		if strings.TrimSpace(m.Name) == "" {
-			return d.lines.Errorf(path+".name", "member %q has no name", m.ID)
-		}
-		raw[i] = m.Name
+		people[i] = exchange.Person{Name: m.Name, Key: m.ID, Placeholder: m.Placeholder, Left: m.LeftAt != nil}
 	}
-	names, problems := exchange.UniqueNames(raw,
-		func(i int) int { return d.lines.Line(fmt.Sprintf("members[%d]", i)) },
-		func(i int) string { return fmt.Sprintf("members[%d].name", i) })
-	d.plan.Problems = append(d.plan.Problems, problems...)
-	for i, m := range d.doc.Members {
-		d.names[m.ID] = names[i]
-		d.plan.People = append(d.plan.People, exchange.Person{
-			Name: names[i], Key: m.ID, Placeholder: m.Placeholder, Left: m.LeftAt != nil,
-		})
-	}
-	return nil
+	var err error
+	d.names, err = d.lines.People(d.plan, "members", people)
+	return err
 }
 
 // member is the name of the member id at path.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fracti/api/exchange"
+	"github.com/fracti/api/exchange/exchangetest"
 )
 
 func testDoc(t testing.TB) string {
@@ -124,13 +125,6 @@ func FuzzRead(f *testing.F) {
 	f.Add(`{"format":"fracti.group","formatVersion":1,"members":[{"id":"1","name":"A"}],"expenses":[]}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := Read(strings.NewReader(s))
-		if err != nil {
-			var pr *exchange.Problem
-			if !errors.As(err, &pr) || pr.Severity != exchange.Error {
-				t.Fatalf("error %v is not an Error *exchange.Problem", err)
-			}
-			return
-		}
-		_ = p.NetBalances()
+		exchangetest.CheckRead(t, p, err)
 	})
 }

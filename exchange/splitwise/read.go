@@ -19,8 +19,9 @@ import (
 	"github.com/fracti/api/money"
 )
 
-// Options bound what Read accepts; zero values take the exchange defaults.
-type Options struct {
+// ReadOptions bound what ReadWith accepts; zero values take the exchange
+// defaults.
+type ReadOptions struct {
 	MaxBytes int64
 	MaxRows  int
 }
@@ -44,12 +45,12 @@ var paymentCategories = map[string]bool{
 
 // Read reads a Splitwise CSV export with the default bounds.
 func Read(r io.Reader) (*exchange.Plan, error) {
-	return ReadOptions(r, Options{})
+	return ReadWith(r, ReadOptions{})
 }
 
-// ReadOptions reads a Splitwise CSV export. Any error is an
+// ReadWith reads a Splitwise CSV export. Any error is an
 // *exchange.Problem naming the line and column.
-func ReadOptions(r io.Reader, opt Options) (*exchange.Plan, error) {
+func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	if opt.MaxRows <= 0 {
 		opt.MaxRows = exchange.DefaultMaxRows
 	}
@@ -175,7 +176,11 @@ func isNumber(s string) bool {
 }
 
 func (rd *reader) people(line int) error {
-	names, problems := exchange.UniqueNames(rd.header[fixedColumns:],
+	raw := make([]string, len(rd.header)-fixedColumns)
+	for i, n := range rd.header[fixedColumns:] {
+		raw[i] = text(n)
+	}
+	names, problems := exchange.UniqueNames(raw,
 		func(int) int { return line }, func(i int) string { return rd.header[fixedColumns+i] })
 	rd.names = names
 	rd.plan.Problems = append(rd.plan.Problems, problems...)
@@ -260,6 +265,9 @@ func (rd *reader) row(rec []string, line int) error {
 	if err != nil {
 		return err
 	}
+	if tooLarge(cost) {
+		return exchange.Errorf(line, rd.header[3], "%s %s is too large an amount", cost, c.Code())
+	}
 	sum := money.Sum(c, nets...)
 	if !sum.IsZero() {
 		return exchange.Errorf(line, "", "the members' cells add up to %s %s, not zero: what some paid must be what others owe", sum, c.Code())
@@ -285,7 +293,7 @@ func (rd *reader) row(rec []string, line int) error {
 		return nil
 	}
 	if paymentCategories[strings.ToLower(rec[2])] {
-		if len(pos) == 1 && len(neg) == 1 {
+		if len(pos) == 1 && len(neg) == 1 && !tooLarge(nets[pos[0]]) {
 			rd.plan.Settlements = append(rd.plan.Settlements, exchange.Settlement{
 				Line: line, Key: key, From: rd.names[pos[0]], To: rd.names[neg[0]],
 				Amount: nets[pos[0]], CreatedAt: spent, Status: "completed",
@@ -296,10 +304,13 @@ func (rd *reader) row(rec []string, line int) error {
 			"a payment between more than two people: imported as an expense with the same effect on balances"))
 	}
 	e, warn := rebuild(cost, nets, pos, rd.names)
+	if tooLarge(e.Amount) {
+		return exchange.Errorf(line, rd.header[3], "%s %s is too large an amount", e.Amount, c.Code())
+	}
 	if warn != "" {
 		rd.plan.Problems = append(rd.plan.Problems, exchange.Warnf(line, rd.header[3], "%s", warn))
 	}
-	e.Line, e.Key, e.Description, e.Category, e.SpentAt = line, key, rec[1], rec[2], spent
+	e.Line, e.Key, e.Description, e.Category, e.SpentAt = line, key, text(rec[1]), text(rec[2]), spent
 	rd.plan.Expenses = append(rd.plan.Expenses, e)
 	return nil
 }
@@ -353,4 +364,22 @@ func rebuild(cost money.Amount, nets []money.Amount, pos []int, names []string) 
 		}
 	}
 	return e, warn
+}
+
+// text undoes the neutralising of a text cell against formula injection
+// that OWASP advises and Fracti's own export does: a single quote before a
+// cell that begins with =, +, -, @, a tab or a carriage return.
+func text(s string) string {
+	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+		return s[1:]
+	}
+	return s
+}
+
+// tooLarge reports an amount beyond what Fracti stores (money.MaxMajorUnits).
+func tooLarge(a money.Amount) bool {
+	if a.Sign() < 0 {
+		a = a.Neg()
+	}
+	return errors.Is(money.ValidatePositive(a), money.ErrTooLarge)
 }
