@@ -766,7 +766,7 @@ func (r *importRun) write(ctx context.Context, batches []*importBatch, k int) er
 		}
 	}
 	if k == 0 && r.in.GroupID != "" {
-		if n := r.newPlaceholders(); n > 0 {
+		if n := len(r.newPlaceholderIDs()); n > 0 {
 			items = append(items, r.memberCountAdd(n))
 		}
 	}
@@ -785,12 +785,9 @@ func (r *importRun) write(ctx context.Context, batches []*importBatch, k int) er
 		err = r.createLedger(ctx, b, ev, items)
 	} else {
 		err = r.s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
-			if k == 0 {
-				for _, m := range r.result.Members {
-					if m.Match == ImportNewPlaceholder {
-						l.addMember(m.MemberID)
-					}
-				}
+			if ids := r.newPlaceholderIDs(); k == 0 && len(ids) > 0 {
+				// One ADD of them all: an update names each attribute once.
+				l.add = append(l.add, attrMemberIDs+" "+l.value(&types.AttributeValueMemberSS{Value: ids}))
 			}
 			need := []string{r.in.Importer.UserID}
 			for _, u := range b.involved {
@@ -815,15 +812,15 @@ func (r *importRun) write(ctx context.Context, batches []*importBatch, k int) er
 	return nil
 }
 
-// newPlaceholders counts the placeholders the import adds.
-func (r *importRun) newPlaceholders() int {
-	n := 0
+// newPlaceholderIDs are the placeholders the import adds.
+func (r *importRun) newPlaceholderIDs() []string {
+	var ids []string
 	for _, m := range r.result.Members {
 		if m.Match == ImportNewPlaceholder && r.members[m.MemberID] == nil {
-			n++
+			ids = append(ids, m.MemberID)
 		}
 	}
-	return n
+	return ids
 }
 
 // memberCountAdd adds the new placeholders to an existing group's memberCount.

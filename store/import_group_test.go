@@ -235,6 +235,7 @@ func TestInterruptedImportShowsNothingAndResumes(t *testing.T) {
 	requireNoDrift(t, f, id)
 }
 
+// Bob matches nobody ("User 2" is no Bob), so two placeholders join.
 func TestImportIntoAGroupMatchesNamesAndAddsPlaceholders(t *testing.T) {
 	f := newFixture(t)
 	g := f.group("1", "2")
@@ -258,12 +259,11 @@ func TestImportIntoAGroupMatchesNamesAndAddsPlaceholders(t *testing.T) {
 	p.Balances = nil
 	in := importInput(p, "h3")
 	in.GroupID = g.ID
-	in.Members = map[string]string{"Bob": "2"}
 	res, err := f.ImportGroup(ctx, in)
 	require.NoError(t, err)
 	require.Equal(t, []store.ImportedMember{
 		{Name: " user 1 ", MemberID: "1", Match: store.ImportExistingMember},
-		{Name: "Bob", MemberID: "2", Match: store.ImportExistingMember},
+		{Name: "Bob", MemberID: res.Members[1].MemberID, Match: store.ImportNewPlaceholder},
 		{Name: "Zed", MemberID: res.Members[2].MemberID, Match: store.ImportNewPlaceholder},
 	}, res.Members)
 	zed, err := f.getMember(g.ID, res.Members[2].MemberID)
@@ -272,7 +272,7 @@ func TestImportIntoAGroupMatchesNamesAndAddsPlaceholders(t *testing.T) {
 	require.Equal(t, "Zed", zed.Name)
 	got, err := f.getGroup(g.ID)
 	require.NoError(t, err)
-	require.Equal(t, 3, got.MemberCount)
+	require.Equal(t, 4, got.MemberCount, "two members and two placeholders")
 	require.Len(t, all(t, 100, func(a store.PageArgs) (store.Page[store.Expense], error) { return f.ListExpenses(ctx, g.ID, a) }), 31)
 	requireNoDrift(t, f, g.ID)
 
@@ -308,4 +308,39 @@ func TestImportRefusesWithNothingWritten(t *testing.T) {
 			require.Zero(t, writes(calls))
 		})
 	}
+}
+
+// Into an existing group a batch shows when it lands, each one consistent
+// in itself: after an interruption members see a prefix of the file with no
+// drift, and running the import again completes it.
+func TestInterruptedImportIntoAGroupResumes(t *testing.T) {
+	var armed atomic.Bool
+	var writes atomic.Int64
+	fault := dynamotest.NewFault(func(op string, _ int) error {
+		if op == "TransactWriteItems" && armed.Load() && writes.Add(1) == 2 {
+			return errors.New("injected: connection reset")
+		}
+		return nil
+	})
+	f := newFixture(t, fault.Option())
+	g := f.group("1", "2")
+	p := importPlan(60)
+	in := importInput(p, "h4")
+	in.GroupID = g.ID
+
+	armed.Store(true) // the first batch lands, the second fails
+	_, err := f.ImportGroup(ctx, in)
+	require.Error(t, err)
+	armed.Store(false)
+	visible := all(t, 100, func(a store.PageArgs) (store.Page[store.Expense], error) { return f.ListExpenses(ctx, g.ID, a) })
+	require.NotEmpty(t, visible, "the first batch is there")
+	require.Less(t, len(visible), 60)
+	requireNoDrift(t, f, g.ID)
+
+	res, err := f.ImportGroup(ctx, in)
+	require.NoError(t, err)
+	require.False(t, res.AlreadyImported)
+	require.Len(t, all(t, 100, func(a store.PageArgs) (store.Page[store.Expense], error) { return f.ListExpenses(ctx, g.ID, a) }), 60)
+	requireFileBalances(t, f, res, p)
+	requireNoDrift(t, f, g.ID)
 }
