@@ -12,6 +12,7 @@ import (
 
 	"github.com/fracti/api/exchange"
 	"github.com/fracti/api/exchange/fractijson"
+	"github.com/fracti/api/exchange/spliit"
 	"github.com/fracti/api/exchange/splitwise"
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
@@ -30,6 +31,7 @@ const importCallBudget = 20000
 var importReaders = map[model.ImportFormat]func(io.Reader) (*exchange.Plan, error){
 	model.ImportFormatFractiJSON:   fractijson.Read,
 	model.ImportFormatSplitwiseCSV: splitwise.Read,
+	model.ImportFormatSpliitJSON:   spliit.Read,
 }
 
 // readImport reads the uploaded file: its Plan, and the hash that names

@@ -263,3 +263,23 @@ func TestImportOfAFractiExportGivesItsBalances(t *testing.T) {
 	require.Equal(t, r.Comments, comments)
 	require.Len(t, group.Group.Expenses.Nodes, r.Expenses)
 }
+
+func TestImportOfASpliitExport(t *testing.T) {
+	api := apitest.New(t)
+	ana := api.User("111", "Ana")
+	data, err := os.ReadFile("../exchange/spliit/testdata/group.json")
+	require.NoError(t, err)
+	var out struct {
+		ImportGroup struct {
+			Group    struct{ Title string }
+			Expenses int
+			Members  []struct{ Name, Matched string }
+			Problems []struct{ Field *string }
+		}
+	}
+	ana.Must(&out, `mutation($file: Upload!) { importGroup(input: {format: SPLIIT_JSON, file: $file, dryRun: false}) {
+		group { title } expenses members { name matched } problems { field } } }`, "file", apitest.File{Name: "group.json", Data: data})
+	require.Equal(t, "Alps 2026", out.ImportGroup.Group.Title)
+	require.NotZero(t, out.ImportGroup.Expenses)
+	require.NotEmpty(t, out.ImportGroup.Members)
+}
