@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // JSONLines knows the line where each object and array of a JSON document
@@ -20,9 +21,26 @@ type JSONLines struct {
 	starts   map[string]int64
 }
 
+// maxDepth is the deepest nesting IndexJSON reads (encoding/json's own
+// limit): the walk recurses once per level.
+const maxDepth = 10_000
+
+// recordDepth is how deep IndexJSON records where composites start: the
+// readers name lines down to "expenses[3].payers[0]" (depth 4), and a
+// deeper path is on its nearest recorded ancestor's line. Recording every
+// path made the index quadratic: each level's path copies its parent's, so
+// 100,000 nested arrays (200 KB) took 90 s and gigabytes.
+const recordDepth = 4
+
+// maxKeyLen is the longest object key a recorded path holds: the readers'
+// field names are short, and a long key repeated in every path beneath it
+// would multiply the file's size.
+const maxKeyLen = 64
+
 // IndexJSON walks data once with a json.Decoder, recording where every
-// object and array starts. It fails with an Error problem (with its line)
-// when data is not one well-formed JSON value.
+// object and array near the top starts. It fails with an Error problem
+// (with its line) when data is not one well-formed JSON value, or nests
+// deeper than encoding/json reads.
 func IndexJSON(data []byte) (*JSONLines, error) {
 	j := &JSONLines{data: data, starts: map[string]int64{}}
 	for i, b := range data {
@@ -32,7 +50,7 @@ func IndexJSON(data []byte) (*JSONLines, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := j.walk(dec, ""); err != nil {
+	if err := j.walk(dec, "", 0, true); err != nil {
 		return nil, j.Problem(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -41,8 +59,9 @@ func IndexJSON(data []byte) (*JSONLines, error) {
 	return j, nil
 }
 
-// walk reads one value at path, recording where composites start.
-func (j *JSONLines) walk(dec *json.Decoder, path string) error {
+// walk reads one value at path (depth levels down), recording where
+// composites start while record holds.
+func (j *JSONLines) walk(dec *json.Decoder, path string, depth int, record bool) error {
 	start := j.skipSpace(dec.InputOffset())
 	tok, err := dec.Token()
 	if err != nil {
@@ -55,11 +74,31 @@ func (j *JSONLines) walk(dec *json.Decoder, path string) error {
 	if !ok {
 		return nil
 	}
-	j.starts[path] = start
+	if depth >= maxDepth {
+		return Errorf(j.LineAt(start), "", "the file nests deeper than %d levels", maxDepth)
+	}
+	record = record && depth <= recordDepth
+	if record {
+		j.starts[path] = start
+	}
+	// Children's paths are built only while they may be recorded.
+	sub := func(seg string, index bool) (string, bool) {
+		if !record || depth+1 > recordDepth || len(seg) > maxKeyLen {
+			return "", false
+		}
+		if index {
+			return path + "[" + seg + "]", true
+		}
+		if path == "" {
+			return seg, true
+		}
+		return path + "." + seg, true
+	}
 	switch d {
 	case '[':
 		for i := 0; dec.More(); i++ {
-			if err := j.walk(dec, path+"["+strconv.Itoa(i)+"]"); err != nil {
+			p, rec := sub(strconv.Itoa(i), true)
+			if err := j.walk(dec, p, depth+1, rec); err != nil {
 				return err
 			}
 		}
@@ -70,11 +109,8 @@ func (j *JSONLines) walk(dec *json.Decoder, path string) error {
 				return err
 			}
 			name, _ := k.(string)
-			sub := name
-			if path != "" {
-				sub = path + "." + name
-			}
-			if err := j.walk(dec, sub); err != nil {
+			p, rec := sub(name, false)
+			if err := j.walk(dec, p, depth+1, rec); err != nil {
 				return err
 			}
 		}
@@ -139,7 +175,90 @@ func (j *JSONLines) Problem(err error) *Problem {
 	if errors.As(err, &p) {
 		return p
 	}
-	return Errorf(0, "", "the file is not valid JSON: %s", err)
+	// What else encoding/json refuses in the readers' documents is a time
+	// (time.Time's own error, with no offset): find it to name it.
+	if p := j.badTime(); p != nil {
+		return p
+	}
+	return Errorf(0, "", "the file could not be read: %s", err)
+}
+
+// timeKeys are the keys of the times in the documents the readers decode
+// (Fracti's export and Spliit's), matched as encoding/json matches keys.
+var timeKeys = []string{"exportedAt", "createdAt", "joinedAt", "leftAt", "spentAt", "completedAt", "deletedAt", "expenseDate"}
+
+func isTimeKey(k string) bool {
+	for _, t := range timeKeys {
+		if strings.EqualFold(k, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// badTime is an Error problem at the first value of a time key that
+// time.Time does not decode, at its line and path; nil if there is none.
+// It walks the (already indexed, so well-formed) document without
+// recursion, building a path only for the value it reports.
+func (j *JSONLines) badTime() *Problem {
+	type frame struct {
+		obj, wantKey bool
+		i            int
+		key          string
+	}
+	var st []frame
+	next := func() { // a value of the innermost composite was read
+		if n := len(st); n > 0 {
+			if st[n-1].obj {
+				st[n-1].wantKey = true
+			} else {
+				st[n-1].i++
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(j.data))
+	dec.UseNumber()
+	for {
+		off := j.skipSpace(dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		n := len(st)
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				st = append(st, frame{obj: d == '{', wantKey: d == '{'})
+			} else {
+				st = st[:n-1]
+				next()
+			}
+			continue
+		}
+		if n > 0 && st[n-1].obj && st[n-1].wantKey {
+			st[n-1].key, _ = tok.(string)
+			st[n-1].wantKey = false
+			continue
+		}
+		if n > 0 && st[n-1].obj && isTimeKey(st[n-1].key) && tok != nil {
+			raw, _ := json.Marshal(tok)
+			var t time.Time
+			if t.UnmarshalJSON(raw) != nil {
+				var path strings.Builder
+				for k, f := range st {
+					switch {
+					case !f.obj:
+						path.WriteString("[" + strconv.Itoa(f.i) + "]")
+					case k == 0:
+						path.WriteString(f.key)
+					default:
+						path.WriteString("." + f.key)
+					}
+				}
+				return Errorf(j.LineAt(off), path.String(), "%s is not a time: write it as RFC 3339, such as 2026-02-01T18:02:11.512Z", raw)
+			}
+		}
+		next()
+	}
 }
 
 // Errorf is an Error problem at the line where path's element starts,
@@ -159,6 +278,9 @@ func (j *JSONLines) Warnf(path, format string, args ...any) Problem {
 // every name not blank. Names are trimmed and made unique (UniqueNames,
 // with its warnings in plan.Problems). It returns each id's name.
 func (j *JSONLines) People(plan *Plan, path string, people []Person) (map[string]string, error) {
+	if len(people) > MaxPeople {
+		return nil, TooManyPeople(j.Line(path + "[" + strconv.Itoa(MaxPeople) + "]"))
+	}
 	byID := make(map[string]string, len(people))
 	raw := make([]string, len(people))
 	for i, p := range people {

@@ -19,6 +19,17 @@ const DefaultMaxBytes = 32 << 20
 // reader accepts unless told otherwise.
 const DefaultMaxRows = 100_000
 
+// MaxPeople is the most people (Splitwise member columns, Spliit
+// participants, Fracti members) a reader accepts: far above any real
+// group, and a bound on the placeholders an import can create.
+const MaxPeople = 10_000
+
+// TooManyPeople is the problem of a file naming more than MaxPeople
+// people, at the line of the first one too many.
+func TooManyPeople(line int) *Problem {
+	return &Problem{Line: line, Message: fmt.Sprintf("the file names more than the %d people an import reads", MaxPeople), Severity: Error}
+}
+
 // ReadAll reads r whole, refusing more than maxBytes (DefaultMaxBytes when
 // maxBytes <= 0) with an Error problem, so that a reader never holds more
 // than its bound.
@@ -84,18 +95,24 @@ func UniqueNames(names []string, line func(i int) int, field func(i int) string)
 		out[i] = strings.TrimSpace(n)
 	}
 	seen := make(map[string]bool, len(names))
+	// next is where the search for a free "n (k)" resumes for each name:
+	// every candidate below it is taken for good, so restarting at 2 for
+	// each duplicate would make a file of one repeated name quadratic (a
+	// 64 KB header of "a,a,a…" took minutes).
+	next := map[string]int{}
 	var problems []Problem
 	for i, n := range out {
 		if !seen[n] {
 			seen[n] = true
 			continue
 		}
-		for k := 2; ; k++ {
+		for k := max(next[n], 2); ; k++ {
 			c := n + " (" + strconv.Itoa(k) + ")"
 			if !taken[c] && !seen[c] {
 				out[i] = c
 				seen[c] = true
 				taken[c] = true
+				next[n] = k + 1
 				break
 			}
 		}

@@ -59,7 +59,10 @@ func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	if head.Format != Format {
 		return nil, lines.Errorf("format", "the file is not a Fracti group export (format %q, expected %q)", head.Format, Format)
 	}
-	if head.FormatVersion < 1 || head.FormatVersion > Version {
+	if head.FormatVersion < 1 {
+		return nil, lines.Errorf("formatVersion", "the file has no formatVersion (1 to %d)", Version)
+	}
+	if head.FormatVersion > Version {
 		return nil, lines.Errorf("formatVersion", "formatVersion %d is not one this server reads (1 to %d): a newer Fracti wrote it; import it there, or export again from this one", head.FormatVersion, Version)
 	}
 	var doc Document

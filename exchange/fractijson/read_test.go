@@ -76,6 +76,7 @@ func TestBadDocuments(t *testing.T) {
 	}{
 		{"not fracti", `"format": "fracti.group"`, `"format": "other"`, 1, "format", "not a Fracti group export"},
 		{"future version", `"formatVersion": 1`, `"formatVersion": 2`, 1, "formatVersion", "newer Fracti"},
+		{"no version", `"formatVersion": 1`, `"formatVersion": 0`, 1, "formatVersion", "no formatVersion"},
 		{"a payer's amount with too many decimals", `"payers": [{"memberId": "111", "amount": "60.00"}`, `"payers": [{"memberId": "111", "amount": "60.001"}`, 19, "expenses[1].payers[0].amount", "not a valid amount"},
 		{"payers not adding up", `{"memberId": "222", "amount": "40.00"}]`, `{"memberId": "222", "amount": "39.00"}]`, 19, "expenses[1].payers", "add up to 99.00"},
 		{"splits not adding up", `"amount": "3.33", "shares": "1"`, `"amount": "3.32", "shares": "1"`, 24, "expenses[2].splits", "add up"},
@@ -85,6 +86,7 @@ func TestBadDocuments(t *testing.T) {
 		{"bad status", `"status": "PENDING"`, `"status": "LOST"`, 35, "settlements[1].status", "not a settlement status"},
 		{"comment on nothing", `"expenseId": "e-1", "authorId": "111"`, `"expenseId": "e-9", "authorId": "111"`, 41, "comments[0].expenseId", "not one of the document's expenses"},
 		{"a type mismatch", `"amount": "20.00", "currency": "EUR", "splitType"`, `"amount": 20, "currency": "EUR", "splitType"`, 27, "expenses.amount", "expected string"},
+		{"a time that is not RFC 3339", `"spentAt": "2026-10-04T12:00:00.000Z"`, `"spentAt": "4 Oct 2026"`, 18, "expenses[1].spentAt", `"4 Oct 2026" is not a time`},
 		{"a syntax error", `"comments": [`, `"comments": [,`, 40, "", "not valid JSON"},
 		{"truncated", `"balances": [`, `"balances": [ {"memberId": "1"`, 0, "", ""},
 	} {

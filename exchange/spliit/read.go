@@ -99,6 +99,11 @@ var symbols = map[string]string{
 	"NZ$": "NZD", "HK$": "HKD", "S$": "SGD", "MX$": "MXN", "Fr.": "CHF", "руб": "RUB",
 }
 
+// spliitDigits are the currencies whose minor units Spliit counts with
+// other decimals than ISO 4217 (its src/lib/currency-data.json): it keeps
+// forints whole, where ISO has two decimals.
+var spliitDigits = map[string]int{"HUF": 0}
+
 // exportDigits is how many decimals Spliit's minor units have for a group
 // with only a symbol: its "custom" currency always has two.
 const exportDigits = 2
@@ -154,13 +159,20 @@ func (rd *reader) currency(fallback string) error {
 			return rd.lines.Errorf("currencyCode", "%q is not a currency code this server knows", *c)
 		}
 		rd.cur, rd.digits = cur, cur.Digits()
+		if d, ok := spliitDigits[cur.Code()]; ok {
+			rd.digits = d
+		}
 		rd.plan.Currency = cur.Code()
 		return nil
 	}
 	sym := strings.TrimSpace(rd.g.Currency)
 	code, ok := symbols[sym]
 	if !ok && len(sym) == 3 {
-		code, ok = strings.ToUpper(sym), true
+		// A code typed as the symbol ("CHF"); three other characters
+		// ("kr.", "Rs.") leave it to the fallback.
+		if c, err := money.LookupCurrency(sym); err == nil {
+			code, ok = c.Code(), true
+		}
 	}
 	if !ok || code == "" {
 		code = fallback
@@ -190,11 +202,17 @@ func (rd *reader) participants() error {
 // amount converts minor units of the file into an amount of the group's
 // currency, exactly or not at all.
 func (rd *reader) amount(minor int64, path string) (money.Amount, error) {
-	a, err := exchange.ParseAmount(money.NewDecimal(minor, int32(rd.digits)).String(), rd.cur)
+	a, err := fromMinor(minor, rd.digits, rd.cur)
 	if err != nil {
-		return money.Amount{}, rd.lines.Errorf(path, "%d hundredths is not a whole amount of %s", minor, rd.cur.Code())
+		return money.Amount{}, rd.lines.Errorf(path, "%s (%d minor units of Spliit's) is not a whole amount of %s", money.NewDecimal(minor, int32(rd.digits)), minor, rd.cur.Code())
 	}
 	return a, nil
+}
+
+// fromMinor is minor units with digits decimals as an amount of c, when
+// that is exact.
+func fromMinor(minor int64, digits int, c money.Currency) (money.Amount, error) {
+	return exchange.ParseAmount(money.NewDecimal(minor, int32(digits)).String(), c)
 }
 
 // key is the expense's id, or for an export without ids a hash of its
@@ -318,11 +336,17 @@ func (rd *reader) split(x *Expense, path string, total money.Amount) (exchange.E
 			return e, rd.lines.Errorf(pp+".participantId", "participant %q appears twice", p.ParticipantID)
 		}
 		seen[p.ParticipantID] = true
-		if x.SplitMode != "EVENLY" && (p.Shares < 0 || p.Shares > maxMinor) {
-			return e, rd.lines.Errorf(pp+".shares", "shares %d are negative or too large", p.Shares)
+		if x.SplitMode != "EVENLY" && x.SplitMode != "" {
+			if p.Shares < 0 || p.Shares > maxMinor {
+				return e, rd.lines.Errorf(pp+".shares", "shares %d are negative or too large", p.Shares)
+			}
+			// Bounded, so the sum cannot wrap around int64 and pass for
+			// the expense's amount or 10000.
+			if sum += p.Shares; sum > maxMinor {
+				return e, rd.lines.Errorf(pp+".shares", "the shares add up to more than %d", int64(maxMinor))
+			}
 		}
 		names[k] = n
-		sum += p.Shares
 	}
 	var amounts []money.Amount
 	var err error
@@ -404,8 +428,12 @@ func (rd *reader) original(x *Expense, total money.Amount) *exchange.Original {
 	if err != nil {
 		return nil
 	}
-	orig := money.NewAmount(*x.OriginalAmount, cur)
-	if money.Convert(orig, rate, rd.cur).Cmp(total) != 0 {
+	digits, ok := spliitDigits[cur.Code()]
+	if !ok {
+		digits = cur.Digits()
+	}
+	orig, err := fromMinor(*x.OriginalAmount, digits, cur)
+	if err != nil || money.Convert(orig, rate, rd.cur).Cmp(total) != 0 {
 		return nil
 	}
 	return &exchange.Original{Amount: orig, Rate: rate, RateSource: "spliit"}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -197,6 +198,17 @@ func TestOldExportWithASymbol(t *testing.T) {
 	if _, err := Read(strings.NewReader(yen)); err == nil || !strings.Contains(err.Error(), "not a whole amount of JPY") {
 		t.Errorf("24.50 JPY: %v", err)
 	}
+	// Spliit keeps forints whole: 2400 is 2400 HUF, not 24.00.
+	huf := strings.Replace(doc, `"currency":"$"`, `"currency":"Ft","currencyCode":"HUF"`, 1)
+	if p, err := Read(strings.NewReader(huf)); err != nil || p.Expenses[0].Amount.String() != "2400.00" {
+		t.Errorf("HUF: %v %+v", err, p)
+	}
+	// Three characters that are not a code leave the currency to the
+	// fallback, as "$" does.
+	kr := strings.Replace(doc, `"currency":"$"`, `"currency":"kr."`, 1)
+	if p, err := ReadWith(strings.NewReader(kr), ReadOptions{Currency: "SEK"}); err != nil || p.Currency != "SEK" {
+		t.Errorf("kr. with SEK given: %v", err)
+	}
 	euro := strings.Replace(doc, `"currency":"$"`, `"currency":"€"`, 1)
 	if p, err := Read(strings.NewReader(euro)); err != nil || p.Currency != "EUR" {
 		t.Errorf("€: %v", err)
@@ -218,6 +230,7 @@ func TestBadExports(t *testing.T) {
 		{"unknown participant", `{ "participantId": "pBenBBBBBBBBBBBBBBBBB", "shares": 1550 }`, `{ "participantId": "zz", "shares": 1550 }`, 82, "expenses[3].paidFor[0].participantId", "not one of"},
 		{"bad split mode", `"splitMode": "BY_AMOUNT"`, `"splitMode": "BY_ITEMS"`, 70, "expenses[3].splitMode", "not a Spliit split mode"},
 		{"unknown currency code", `"currencyCode": "EUR"`, `"currencyCode": "ZZZ"`, 1, "currencyCode", "not a currency code"},
+		{"a date without its time", `"expenseDate": "2026-02-02T00:00:00.000Z"`, `"expenseDate": "2026-02-02"`, 32, "expenses[1].expenseDate", "is not a time"},
 		{"an amount that is not an integer", `"amount": 4550`, `"amount": 45.5`, 76, "expenses.amount", "expected int64"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,6 +250,29 @@ func TestBadExports(t *testing.T) {
 	}
 	if _, err := ReadWith(strings.NewReader(doc), ReadOptions{MaxRows: 3}); err == nil || !strings.Contains(err.Error(), "rows") {
 		t.Errorf("8 expenses over a bound of 3: %v", err)
+	}
+}
+
+// TestSharesThatWouldWrapAround: BY_AMOUNT shares of 10^17 each, 185 of
+// them, add up to 2^64 + 100 — which an int64 sum took for the expense's
+// 100, splitting 1.00 into shares of 10^15 EUR.
+func TestSharesThatWouldWrapAround(t *testing.T) {
+	var people, paidFor []string
+	for i := range 185 {
+		id := "p" + strconv.Itoa(i)
+		shares := "100000000000000000"
+		if i == 184 {
+			shares = "46744073709551716"
+		}
+		people = append(people, `{"id":"`+id+`","name":"`+id+`"}`)
+		paidFor = append(paidFor, `{"participantId":"`+id+`","shares":`+shares+`}`)
+	}
+	doc := `{"name":"G","currency":"€","currencyCode":"EUR","participants":[` + strings.Join(people, ",") + `],"expenses":[
+{"id":"x","expenseDate":"2026-01-01T00:00:00.000Z","title":"T","amount":100,"paidById":"p0","splitMode":"BY_AMOUNT","paidFor":[` + strings.Join(paidFor, ",") + `]}]}`
+	p, err := Read(strings.NewReader(doc))
+	exchangetest.CheckRead(t, p, err)
+	if pr := exchange.AsProblem(err); pr == nil || pr.Field != "expenses[0].paidFor[1].shares" || pr.Line != 2 {
+		t.Errorf("got %+v", pr)
 	}
 }
 

@@ -176,6 +176,9 @@ func isNumber(s string) bool {
 }
 
 func (rd *reader) people(line int) error {
+	if len(rd.header)-fixedColumns > exchange.MaxPeople {
+		return exchange.TooManyPeople(line)
+	}
 	raw := make([]string, len(rd.header)-fixedColumns)
 	for i, n := range rd.header[fixedColumns:] {
 		raw[i] = text(n)

@@ -214,6 +214,7 @@ func TestBadFiles(t *testing.T) {
 		{"too large", h + "2026-01-01,Yacht,General,10000000000000000.00,EUR,10000000000000000.00,-10000000000000000.00\n", 2, "Cost", "too large"},
 		{"short row", h + "2026-01-01,Tea,General,2.00,EUR,1.00\n", 2, "", "cells"},
 		{"bad quoting", h + "2026-01-01,\"Tea,General,2.00,EUR,1.00,-1.00\n", 2, "", "not valid CSV"},
+		{"more members than an import reads", "Note: x\n" + h[:len(h)-1] + strings.Repeat(",a", exchange.MaxPeople) + "\n", 2, "", "more than the 10000 people"},
 		{"two totals for a currency", h + ",Total balance, , ,EUR,0.00,0.00\n,Total balance, , ,EUR,0.00,0.00\n", 3, "Currency", "second"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
