@@ -14,9 +14,9 @@ import (
 )
 
 // After imports of real Splitwise exports, into an existing group and into
-// new ones, `verify` finds
-// every group's kept balances, activity chain and spending summaries in
-// step with its items, and each import's balances are its file's.
+// new ones, `verify` finds every group's kept balances, activity chain and
+// spending summaries in step with its items, and each import's balances
+// are its file's.
 func TestVerifyAfterImports(t *testing.T) {
 	_, _, s, g := verifiedGroup(t)
 	ctx := context.Background()
