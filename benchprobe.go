@@ -23,14 +23,18 @@ func init() {
 	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2)
 	go func() {
 		var profile *os.File
+		heaps := 0 // heap profiles written: each is kept as heap-<n> too
 		for sig := range signals {
 			switch {
 			case sig == syscall.SIGUSR1:
 				runtime.GC()
 				runtime.GC()
-				if f, err := os.Create(benchProfilePath(os.Getpid(), "heap")); err == nil {
-					_ = pprof.Lookup("heap").WriteTo(f, 0)
-					_ = f.Close()
+				heaps++
+				for _, kind := range []string{"heap", fmt.Sprintf("heap-%d", heaps)} {
+					if f, err := os.Create(benchProfilePath(os.Getpid(), kind)); err == nil {
+						_ = pprof.Lookup("heap").WriteTo(f, 0)
+						_ = f.Close()
+					}
 				}
 			case profile == nil:
 				f, err := os.Create(benchProfilePath(os.Getpid(), "cpu"))

@@ -8,7 +8,6 @@ package graph
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/model"
@@ -19,12 +18,9 @@ import (
 // Expense is the resolver for the expense field.
 func (r *commentResolver) Expense(ctx context.Context, obj *store.Comment) (*store.Expense, error) {
 	// By id: the expense may have been deleted since (its tombstone is
-	// found the same way).
-	e, err := loaders.Expense(ctx, store.ExpenseRef{ID: obj.ExpenseID})
-	if err == nil && e == nil {
-		err = &internalError{fmt.Errorf("expense %s of comment %s is referenced but missing", obj.ExpenseID, obj.ID)}
-	}
-	return e, err
+	// found the same way), or purged after its restore window, which the
+	// comments outlive: then null, as an event's purged subject is.
+	return loaders.Expense(ctx, store.ExpenseRef{ID: obj.ExpenseID})
 }
 
 // Author is the resolver for the author field.

@@ -6,7 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/dynamotest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -160,6 +164,10 @@ func TestAddCommentRefusesBadBodies(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res := alice.Fails("BAD_USER_INPUT", addCommentMutation, "e", expense, "b", body)
 			require.Equal(t, "body", res.Field())
+			if strings.Contains(body, "\n") {
+				// The name rules say no line breaks: the answer says so.
+				require.Contains(t, res.Errors[0].Message, "line breaks")
+			}
 		})
 	}
 	// 1000 characters (not bytes) are fine.
@@ -303,4 +311,100 @@ func TestCommentsOfAPageOfExpensesCostPerComment(t *testing.T) {
 	// anything is read.
 	alice.Fails("COMPLEXITY_LIMIT_EXCEEDED", q, "g", group, "n", 100)
 	alice.Must(nil, q, "g", group, "n", 20)
+}
+
+// A page of activity whose events are comments looks each subject up by id
+// (an event names a comment by id alone): one GSI2 Query per comment, all
+// sent together by the comments loader in the wave after the page of
+// events; the authors are members already read.
+func TestCommentSubjectsAreLookedUpInOneWave(t *testing.T) {
+	api := apitest.NewWithLatency(t, latency)
+	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
+	group := alice.CreateGroup("Trip")
+	bob.Join(group)
+	expense := alice.Expense(group, "30.00", "111", "222")
+	for i := range 10 {
+		addComment(t, bob, expense, fmt.Sprint("comment ", i))
+	}
+	var out struct {
+		Group struct {
+			Activity struct {
+				Nodes []struct {
+					Type    string
+					Subject struct {
+						Body   string
+						Author struct{ Name string }
+					}
+				}
+			}
+		}
+	}
+	calls, waves := cost(t, api, alice, &out, `query($g: ID!) { group(id: $g) { activity(first: 10) { nodes { type
+		subject { ... on Comment { id body author { name } } } } } } }`, "g", group)
+	require.Len(t, out.Group.Activity.Nodes, 10)
+	for i, n := range out.Group.Activity.Nodes {
+		require.Equal(t, "COMMENT_ADDED", n.Type)
+		require.Equal(t, fmt.Sprint("comment ", 9-i), n.Subject.Body)
+		require.Equal(t, "Bob", n.Subject.Author.Name)
+	}
+	require.Equal(t, map[string]int{"BatchGetItem": 1, "Query": 2 + 10}, calls)
+	require.Equal(t, 2, waves, "the page of events, then every lookup at once")
+}
+
+// An expense deleted and purged after its restore window (the table's TTL
+// removes its tombstone) leaves its comments: they still answer, with a
+// null expense, as the events of a purged expense have a null subject.
+func TestCommentOutlivesItsPurgedExpense(t *testing.T) {
+	api, group, alice, bob, _ := trio(t)
+	expense := alice.Expense(group, "30.00", "111", "222")
+	c := addComment(t, bob, expense, "Thanks!")
+	alice.Must(nil, `mutation($id: ID!) { deleteExpense(id: $id) }`, "id", expense)
+	purgeDeletedExpenses(t, api, group)
+
+	var node struct {
+		Node struct {
+			ID      string
+			Body    string
+			Expense *struct{ ID string }
+		}
+	}
+	bob.Must(&node, `query($id: ID!) { node(id: $id) { ... on Comment { id body expense { id } } } }`, "id", c.ID)
+	require.Equal(t, c.ID, node.Node.ID)
+	require.Equal(t, "Thanks!", node.Node.Body)
+	require.Nil(t, node.Node.Expense)
+
+	var out struct {
+		Group struct {
+			Activity struct {
+				Nodes []struct {
+					Type    string
+					Subject *struct{ Expense *struct{ ID string } }
+				}
+			}
+		}
+	}
+	bob.Must(&out, `query($g: ID!) { group(id: $g) { activity(first: 2) { nodes { type subject { ... on Comment { expense { id } } } } } } }`, "g", group)
+	require.Equal(t, []string{"EXPENSE_DELETED", "COMMENT_ADDED"}, []string{out.Group.Activity.Nodes[0].Type, out.Group.Activity.Nodes[1].Type})
+	require.NotNil(t, out.Group.Activity.Nodes[1].Subject)
+	require.Nil(t, out.Group.Activity.Nodes[1].Subject.Expense)
+}
+
+// purgeDeletedExpenses removes the group's deleted expenses from the table,
+// as its TTL does once their restore window has passed.
+func purgeDeletedExpenses(t *testing.T, api *apitest.API, group string) {
+	t.Helper()
+	db, table := dynamotest.Client(t), api.Store.Table()
+	out, err := db.Query(t.Context(), &dynamodb.QueryInput{
+		TableName:              &table,
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: "GROUP#" + group}, ":sk": &types.AttributeValueMemberS{Value: "DELETED#"},
+		},
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, out.Items)
+	for _, item := range out.Items {
+		_, err := db.DeleteItem(t.Context(), &dynamodb.DeleteItemInput{TableName: &table, Key: map[string]types.AttributeValue{"PK": item["PK"], "SK": item["SK"]}})
+		require.NoError(t, err)
+	}
 }

@@ -48,6 +48,7 @@ type Hub struct {
 	Status func() error
 
 	members Members
+	checks  memberChecks // new subscriptions' membership, read together
 	buffer  int
 	log     *slog.Logger
 
@@ -71,7 +72,7 @@ func NewHub(members Members, buffer int, log *slog.Logger) *Hub {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Hub{members: members, buffer: buffer, log: log,
+	return &Hub{members: members, checks: memberChecks{members: members}, buffer: buffer, log: log,
 		byGroup: map[string]map[*Subscription]struct{}{}, byUser: map[string]map[*Subscription]struct{}{},
 		inGroup: map[string]map[*Subscription]struct{}{}}
 }
@@ -114,11 +115,11 @@ func (h *Hub) SubscribeGroup(ctx context.Context, userID, groupID string) (*Subs
 	if err := h.available(); err != nil {
 		return nil, err
 	}
-	active, err := h.members.ActiveMembers(ctx, groupID, []string{userID})
+	active, err := h.checks.isActive(ctx, groupID, userID)
 	if err != nil {
 		return nil, err
 	}
-	if !active[userID] {
+	if !active {
 		return nil, ErrNotMember
 	}
 	s, err := h.newSubscription(ctx, userID, groupID, nil)

@@ -28,7 +28,7 @@ status=0
 DYNAMODB_ENDPOINT="http://127.0.0.1:$port" go test ${GOTEST_FLAGS--race -count=1} "$@" ${PACKAGES:-./...} 2>&1 | tee "$log" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "==== what failed (the whole output is in $log) ====" >&2
-  grep -n -E -A12 -- '^\s*--- FAIL|^panic:|^fatal error:|DATA RACE|^FAIL\s|\[build failed\]|test timed out' "$log" | grep -v 'INFO request' | head -150 >&2 || true
+  grep -n -E -A12 -- '^\s*--- FAIL|^panic:|^fatal error:|DATA RACE|^FAIL\s|\[build failed\]|test timed out' "$log" | grep -v -E '^[0-9]+-[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9:]+ (INFO|DEBUG) ' | head -150 >&2 || true
 else
   rm -f "$log"
 fi

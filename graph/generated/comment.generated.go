@@ -66,10 +66,10 @@ func (ec *executionContext) _Comment_expense(ctx context.Context, field graphql.
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *store.Expense) graphql.Marshaler {
-			return ec.marshalNExpense2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐExpense(ctx, selections, v)
+			return ec.marshalOExpense2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐExpense(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Comment_expense(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -367,7 +367,7 @@ func (ec *executionContext) _Comment(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "expense":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
+				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Comment_expense(ctx, field, obj)
 				})

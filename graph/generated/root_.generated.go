@@ -3039,8 +3039,11 @@ deleted comment stays as a tombstone: its body is null and ` + "`" + `deletedAt`
 type Comment implements Node {
   "The comment's id: ` + "`" + `cmt_` + "`" + ` and 32 hex digits."
   id: ID!
-  "The expense it is about (possibly deleted since: see ` + "`" + `Expense.deletedAt` + "`" + `)."
-  expense: Expense!
+  """
+  The expense it is about, possibly deleted since (see ` + "`" + `Expense.deletedAt` + "`" + `);
+  null once a deleted expense is purged, after its restore window.
+  """
+  expense: Expense
   "The member who wrote it (possibly a former member)."
   author: Member!
   "What it says; null once it is deleted."

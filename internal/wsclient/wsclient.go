@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -19,6 +20,8 @@ type Message struct {
 	ID      string          `json:"id,omitempty"`
 	Type    string          `json:"type"`
 	Payload json.RawMessage `json:"payload,omitempty"`
+	// At is when the client read the message's frame, before decoding it.
+	At time.Time `json:"-"`
 }
 
 // Conn is an acknowledged connection. Messages other than pings are
@@ -88,6 +91,7 @@ func (c *Conn) read(ctx context.Context, m *Message) error {
 		}
 		return CloseError{Code: -1, Err: err}
 	}
+	m.At = time.Now()
 	return json.Unmarshal(data, m)
 }
 
