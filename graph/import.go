@@ -26,17 +26,37 @@ import (
 // plan them.
 const importCallBudget = 20000
 
-// importReaders read each format into a Plan; a format without one is
-// refused as BAD_USER_INPUT.
-var importReaders = map[model.ImportFormat]func(io.Reader) (*exchange.Plan, error){
-	model.ImportFormatFractiJSON:   fractijson.Read,
-	model.ImportFormatSplitwiseCSV: splitwise.Read,
-	model.ImportFormatSpliitJSON:   spliit.Read,
+// importReaders read each format into a Plan, given the most people the
+// import can write; a format without one is refused as BAD_USER_INPUT.
+// A Splitwise file is refused at its header or first wide row when it
+// names more people than that (a JSON reader's memory is bounded by the
+// file's already): a 10 MiB file of 10,000 member columns would otherwise
+// be read into hundreds of MiB first.
+var importReaders = map[model.ImportFormat]func(r io.Reader, maxPeople int) (*exchange.Plan, error){
+	model.ImportFormatFractiJSON: func(r io.Reader, _ int) (*exchange.Plan, error) { return fractijson.Read(r) },
+	model.ImportFormatSplitwiseCSV: func(r io.Reader, maxPeople int) (*exchange.Plan, error) {
+		return splitwise.ReadWith(r, splitwise.ReadOptions{MaxPeople: maxPeople, MaxParts: store.MaxImportParts})
+	},
+	model.ImportFormatSpliitJSON: func(r io.Reader, _ int) (*exchange.Plan, error) { return spliit.Read(r) },
+}
+
+// importMaxPeople is the most people a file imported into the group
+// groupID names (nil: a new group) can map to: its members and the
+// placeholders one import adds. A non-member's group is NOT_FOUND.
+func importMaxPeople(ctx context.Context, groupID *string) (int, error) {
+	if groupID == nil {
+		return 1 + store.MaxImportPlaceholders, nil
+	}
+	g, err := visibleGroup(ctx, *groupID)
+	if err != nil || g == nil {
+		return 0, orNotFound(err, "group")
+	}
+	return g.MemberCount + store.MaxImportPlaceholders, nil
 }
 
 // readImport reads the uploaded file: its Plan, and the hash that names
 // the import (of the format and the file's bytes).
-func readImport(format model.ImportFormat, file io.Reader) (*exchange.Plan, string, error) {
+func readImport(format model.ImportFormat, file io.Reader, maxPeople int) (*exchange.Plan, string, error) {
 	read := importReaders[format]
 	if read == nil {
 		return nil, "", badInput("input.format", "%s files cannot be imported by this server yet", format)
@@ -46,7 +66,7 @@ func readImport(format model.ImportFormat, file io.Reader) (*exchange.Plan, stri
 		return nil, "", badInput("input.file", "the file could not be read: %v", err)
 	}
 	sum := sha256.Sum256(append([]byte(string(format)+"\x00"), data...))
-	plan, err := read(bytes.NewReader(data))
+	plan, err := read(bytes.NewReader(data), maxPeople)
 	if err != nil {
 		return nil, "", problemError(exchange.AsProblem(err))
 	}

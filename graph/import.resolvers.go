@@ -17,7 +17,11 @@ func (r *mutationResolver) ImportGroup(ctx context.Context, input model.ImportGr
 	if _, err := viewer(ctx); err != nil {
 		return nil, err
 	}
-	plan, hash, err := readImport(input.Format, input.File.File)
+	maxPeople, err := importMaxPeople(ctx, input.GroupID)
+	if err != nil {
+		return nil, err
+	}
+	plan, hash, err := readImport(input.Format, input.File.File, maxPeople)
 	if err != nil {
 		return nil, err
 	}

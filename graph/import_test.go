@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
 
@@ -174,6 +176,34 @@ func TestImportOfABadFileNamesItsLineAndWritesNothing(t *testing.T) {
 	require.EqualValues(t, 3, res.Errors[0].Extensions["line"], "%+v", res.Errors)
 	require.Equal(t, "Cost", res.Field())
 	require.Zero(t, writeCalls(api.Calls))
+}
+
+// TestImportOfAWideFileIsRefusedAtItsHeader: a Splitwise file naming more
+// people than the group's members and one import's placeholders is refused
+// at its header, and a row involving more people than an expense may at
+// that row, before the rest of the file is read.
+func TestImportOfAWideFileIsRefusedAtItsHeader(t *testing.T) {
+	api := apitest.New(t)
+	alice := api.User("111", "Aarav")
+	header := func(n int) string {
+		var b strings.Builder
+		b.WriteString("Date,Description,Category,Cost,Currency")
+		for i := range n {
+			fmt.Fprintf(&b, ",P%d", i)
+		}
+		return b.String() + "\n"
+	}
+	wide := apitest.File{Name: "wide.csv", Data: []byte(header(1+store.MaxImportPlaceholders+1) + "2026-03-01,Tea,General,2.00,INR,1.00,-1.00" + strings.Repeat(",0", store.MaxImportPlaceholders) + "\n")}
+	res := alice.Fails("BAD_USER_INPUT", importMutation, "file", wide)
+	require.EqualValues(t, 1, res.Errors[0].Extensions["line"], "%+v", res.Errors)
+	require.Contains(t, res.Errors[0].Message, fmt.Sprintf("more than the %d people", 1+store.MaxImportPlaceholders))
+
+	n := store.MaxImportParts + 1
+	row := "2026-03-01,Tea,General,1.00,INR" + strings.Repeat(",1,-1", (n+1)/2) + "\n"
+	many := apitest.File{Name: "many.csv", Data: []byte(header(2*((n+1)/2)) + row)}
+	res = alice.Fails("BAD_USER_INPUT", importMutation, "file", many)
+	require.EqualValues(t, 2, res.Errors[0].Extensions["line"], "%+v", res.Errors)
+	require.Contains(t, res.Errors[0].Message, fmt.Sprintf("at most %d", store.MaxImportParts))
 }
 
 func TestImportUploadNeedsAPreflightHeaderAndABoundedSize(t *testing.T) {

@@ -353,6 +353,14 @@ type importBatch struct {
 // size is the batch's transaction items, with its ledger, event and record.
 func (b *importBatch) size() int { return len(b.puts) + len(b.deltas) + len(b.spending) + 3 }
 
+// MaxImportPlaceholders is the most new people one import adds: they join
+// in its first batch, beside its own items and the new group's.
+const MaxImportPlaceholders = maxTransactItems - 3 - batchReserve
+
+// MaxImportParts is the most people one imported row may involve: the
+// expense, its first revision and a participant record each fit one batch.
+const MaxImportParts = MaxExpenseParticipants - 1
+
 // batchReserve is room every batch keeps for the new group's last items
 // (METADATA, the importer's membership) and its first (GROUP_CREATED).
 const batchReserve = 3
@@ -374,7 +382,7 @@ func (r *importRun) build() ([]*importBatch, error) {
 		cur.involved = append(cur.involved, m.MemberID)
 	}
 	if cur.size()+batchReserve > maxTransactItems {
-		return nil, &exchange.Problem{Field: "members", Message: fmt.Sprintf("the file names %d new people; one import adds at most %d", len(cur.puts), maxTransactItems-3-batchReserve), Severity: exchange.Error}
+		return nil, &exchange.Problem{Field: "members", Message: fmt.Sprintf("the file names %d new people; one import adds at most %d", len(cur.puts), MaxImportPlaceholders), Severity: exchange.Error}
 	}
 	add := func(line int, unit *importBatch) error {
 		if cur.size()+unitGrowth(cur, unit)+batchReserve > maxTransactItems {
@@ -532,8 +540,8 @@ func (r *importRun) expenseUnit(pe *exchange.Expense) (*importBatch, error) {
 	}
 	e.own()
 	involved := e.InvolvedUsers()
-	if len(involved) > MaxExpenseParticipants-1 {
-		return nil, bad("splits", "%d people share the expense; at most %d may", len(involved), MaxExpenseParticipants-1)
+	if len(involved) > MaxImportParts {
+		return nil, bad("splits", "%d people share the expense; at most %d may", len(involved), MaxImportParts)
 	}
 	spentOn, err := DayIn(e.SpentAt, e.TimeZone)
 	if err != nil {
