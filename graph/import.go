@@ -70,6 +70,66 @@ func readImport(format model.ImportFormat, file io.Reader, maxPeople int) (*exch
 	if err != nil {
 		return nil, "", problemError(exchange.AsProblem(err))
 	}
+	if err := checkPlanText(plan); err != nil {
+		return nil, "", err
+	}
+	return plan, hex.EncodeToString(sum[:]), nil
+}
+
+// checkPlanText holds the file's text to the rules the mutations that
+// write the same fields apply (no control characters, the same lengths):
+// a name becomes a placeholder's (addPlaceholderMember), a description and
+// category an expense's (createExpense), a body a comment's (addComment),
+// a transaction hash a settlement's. Otherwise a description of 300 KB
+// would fail its batch's transaction (an item's 400 KB) as an internal
+// error, after the batches before it were written into an existing group.
+func checkPlanText(plan *exchange.Plan) error {
+	refuse := func(line int, field string, err error) error {
+		var ge *gqlerror.Error
+		msg := err.Error()
+		if errors.As(err, &ge) {
+			msg = ge.Message
+		}
+		return problemError(&exchange.Problem{Line: line, Field: field, Message: msg, Severity: exchange.Error})
+	}
+	for _, p := range plan.People {
+		if _, err := text(fmt.Sprintf("name %q", p.Name), p.Name, 1, 64); err != nil {
+			return refuse(0, "people.name", err)
+		}
+	}
+	checkOriginal := func(line int, field string, o *exchange.Original) error {
+		if o == nil {
+			return nil
+		}
+		for _, v := range []string{o.RateSource, o.RateDate} {
+			if _, err := text(field, v, 0, 64); err != nil {
+				return refuse(line, field, err)
+			}
+		}
+		return nil
+	}
+	for i := range plan.Expenses {
+		e := &plan.Expenses[i]
+		var err error
+		if e.Description, err = text("description", e.Description, 0, 200); err != nil {
+			return refuse(e.Line, "expenses.description", err)
+		}
+		if e.Category, err = text("category", e.Category, 0, 50); err != nil {
+			return refuse(e.Line, "expenses.category", err)
+		}
+		if err := checkOriginal(e.Line, "expenses.original", e.Original); err != nil {
+			return err
+		}
+	}
+	for i := range plan.Settlements {
+		st := &plan.Settlements[i]
+		if st.TxHash != "" && !txHashPattern.MatchString(st.TxHash) {
+			return refuse(st.Line, "settlements.txHash", errors.New("must be a transaction hash: 1 to 128 characters of hex or base64"))
+		}
+		if err := checkOriginal(st.Line, "settlements.settles", st.Settles); err != nil {
+			return err
+		}
+	}
 	for i := range plan.Comments {
 		c := &plan.Comments[i]
 		if c.Deleted {
@@ -77,11 +137,11 @@ func readImport(format model.ImportFormat, file io.Reader, maxPeople int) (*exch
 		}
 		body, err := text("body", c.Body, 1, maxCommentLength)
 		if err != nil {
-			return nil, "", problemError(&exchange.Problem{Line: c.Line, Field: "comments.body", Message: err.Error(), Severity: exchange.Error})
+			return refuse(c.Line, "comments.body", err)
 		}
 		c.Body = body
 	}
-	return plan, hex.EncodeToString(sum[:]), nil
+	return nil
 }
 
 // problemError is BAD_USER_INPUT naming the file's line and field.

@@ -178,6 +178,36 @@ func TestImportOfABadFileNamesItsLineAndWritesNothing(t *testing.T) {
 	require.Zero(t, writeCalls(api.Calls))
 }
 
+// TestImportHoldsTheFilesTextToTheMutationsRules: a description too long
+// for createExpense, or a name with a control character, is BAD_USER_INPUT
+// at its line with nothing written (before, a 300 KB description failed its
+// batch's transaction as an internal error).
+func TestImportHoldsTheFilesTextToTheMutationsRules(t *testing.T) {
+	api := apitest.New(t)
+	alice := api.User("111", "Aarav")
+	for _, tc := range []struct {
+		file         string
+		line         int
+		field, error string
+	}{
+		{"Date,Description,Category,Cost,Currency,Aarav,Isha\n" +
+			"2026-03-01,Hotel,Hotel,4800.00,INR,2400.00,-2400.00\n" +
+			"2026-03-02," + strings.Repeat("x", 300_000) + ",Taxi,2.00,INR,1.00,-1.00\n", 3, "expenses.description", "to 200 characters"},
+		{"Date,Description,Category,Cost,Currency,Aarav,Isha\n" +
+			"2026-03-01,Hotel," + strings.Repeat("y", 51) + ",4800.00,INR,2400.00,-2400.00\n", 2, "expenses.category", "to 50"},
+		{"Date,Description,Category,Cost,Currency,Aarav,\"Is\x07ha\"\n" +
+			"2026-03-01,Hotel,Hotel,4800.00,INR,2400.00,-2400.00\n", 0, "people.name", "Is\\aha"},
+	} {
+		alice.Must(nil, `{ me { id } }`)
+		api.Calls.Reset()
+		res := alice.Fails("BAD_USER_INPUT", importMutation, "file", apitest.File{Name: "f.csv", Data: []byte(tc.file)}, "dry", false)
+		require.EqualValues(t, tc.line, res.Errors[0].Extensions["line"], "%+v", res.Errors)
+		require.Equal(t, tc.field, res.Field())
+		require.Contains(t, res.Errors[0].Message, tc.error)
+		require.Zero(t, writeCalls(api.Calls))
+	}
+}
+
 // TestImportOfAWideFileIsRefusedAtItsHeader: a Splitwise file naming more
 // people than the group's members and one import's placeholders is refused
 // at its header, and a row involving more people than an expense may at
