@@ -677,17 +677,27 @@ func (r *importRun) report(ctx context.Context, batches []*importBatch) error {
 			}
 		}
 	}
-	for _, b := range batches {
+	// A resumed import into a group finds the batches before the record's
+	// next in the group's books already: only the rest is still to add.
+	landed := 0
+	if r.in.GroupID != "" {
+		landed = r.rec.Next
+	}
+	for k, b := range batches {
 		r.result.Expenses += b.expenses
 		r.result.Settlements += b.settlements
 		r.result.Comments += b.comments
 		for c, d := range b.deltas {
-			for _, m := range []map[money.Currency]*ledger.Book{books, imported} {
+			apply := func(m map[money.Currency]*ledger.Book) {
 				if m[c] == nil {
 					m[c] = ledger.NewBook(c)
 				}
 				m[c].Apply(d)
 			}
+			if k >= landed {
+				apply(books)
+			}
+			apply(imported)
 			currencies[c.Code()] = true
 		}
 	}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -8,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/fracti/api/exchange"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/ledger"
@@ -343,4 +346,110 @@ func TestInterruptedImportIntoAGroupResumes(t *testing.T) {
 	require.Len(t, all(t, 100, func(a store.PageArgs) (store.Page[store.Expense], error) { return f.ListExpenses(ctx, g.ID, a) }), 60)
 	requireFileBalances(t, f, res, p)
 	requireNoDrift(t, f, g.ID)
+}
+
+// crash fails the nth TransactWriteItems after it is armed: before the
+// call reaches DynamoDB, or (lost) after it committed, its answer lost as
+// when a server dies between the two.
+type crash struct {
+	n, calls atomic.Int64
+	lost     atomic.Bool
+}
+
+var errCrash = errors.New("injected: the server went down")
+
+func (c *crash) option() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("Crash",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					if middleware.GetOperationName(ctx) != "TransactWriteItems" || c.n.Load() == 0 || c.calls.Add(1) != c.n.Load() {
+						return next.HandleInitialize(ctx, in)
+					}
+					if !c.lost.Load() {
+						return middleware.InitializeOutput{}, middleware.Metadata{}, errCrash
+					}
+					out, md, err := next.HandleInitialize(ctx, in)
+					if err != nil {
+						return out, md, err
+					}
+					return middleware.InitializeOutput{}, md, errCrash
+				}), middleware.Before)
+		})
+	}
+}
+
+func (c *crash) arm(n int, lost bool) {
+	c.calls.Store(0)
+	c.lost.Store(lost)
+	c.n.Store(int64(n))
+}
+
+// TestImportSurvivesACrashAtEveryBatch: into a new group and into an
+// existing one, a crash at each batch's transaction, before it reaches
+// DynamoDB or after it committed, leaves a new group unseen and an existing
+// one without drift; running the import again completes it with the file's
+// balances, reports the balances the group then has, and a third run
+// writes nothing.
+func TestImportSurvivesACrashAtEveryBatch(t *testing.T) {
+	c := &crash{}
+	f := newFixture(t, c.option())
+	p := importPlan(50)
+	for _, existing := range []bool{false, true} {
+		for _, lost := range []bool{false, true} {
+			for n := 1; ; n++ {
+				hash := fmt.Sprintf("crash-%t-%t-%d", existing, lost, n)
+				in := importInput(p, hash)
+				if existing {
+					in.GroupID = f.group("1", "2").ID
+				}
+				c.arm(n, lost)
+				_, err := f.ImportGroup(ctx, in)
+				c.arm(0, false)
+				if err == nil {
+					require.Greater(t, n, 2, "the plan takes several batches")
+					break
+				}
+				require.ErrorIs(t, err, errCrash)
+				// With its answer lost, the last batch's crash leaves the import
+				// complete (found so by the next run); any other, incomplete.
+				id := in.GroupID
+				if existing {
+					requireNoDrift(t, f, id)
+				} else if id = store.ImportGroupID("1", hash); !lost || !f.hasGroup(id) {
+					_, err = f.getGroup(id)
+					require.ErrorIs(t, err, store.ErrNotFound, "%s: half an import is nowhere to be seen", hash)
+					for _, m := range all(t, 100, func(a store.PageArgs) (store.Page[store.Member], error) { return f.ListUserGroups(ctx, "1", a) }) {
+						require.NotEqual(t, id, m.GroupID, hash)
+					}
+					for _, e := range all(t, 100, func(a store.PageArgs) (store.Page[store.Expense], error) { return f.ListUserExpenses(ctx, "1", a) }) {
+						require.NotEqual(t, id, e.GroupID, hash)
+					}
+				}
+
+				res, err := f.ImportGroup(ctx, in)
+				require.NoError(t, err, hash)
+				require.True(t, lost || !res.AlreadyImported, hash)
+				require.Equal(t, 50, res.Expenses)
+				require.Len(t, all(t, 100, func(a store.PageArgs) (store.Page[store.Expense], error) { return f.ListExpenses(ctx, res.GroupID, a) }), 50, hash)
+				requireFileBalances(t, f, res, p)
+				requireNoDrift(t, f, res.GroupID)
+				kept, err := f.StoredBalances(ctx, res.GroupID)
+				require.NoError(t, err)
+				require.Len(t, res.Books, len(kept.Books), hash)
+				for _, b := range res.Books {
+					require.Empty(t, b.Diff(kept.Book(b.Currency)), "%s: the report's %s balances are the group's", hash, b.Currency.Code())
+				}
+
+				again, err := f.ImportGroup(ctx, in)
+				require.NoError(t, err)
+				require.True(t, again.AlreadyImported, hash)
+			}
+		}
+	}
+}
+
+func (f fixture) hasGroup(id string) bool {
+	_, err := f.getGroup(id)
+	return err == nil
 }
