@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -452,4 +453,43 @@ func TestImportSurvivesACrashAtEveryBatch(t *testing.T) {
 func (f fixture) hasGroup(id string) bool {
 	_, err := f.getGroup(id)
 	return err == nil
+}
+
+// TestConcurrentImportsOfOneFileWriteItOnce: two instances (stores of their
+// own, so no in-process turn orders them) run the same import at the same
+// moment, into a new group and into an existing one: each answers done or
+// CONFLICT, and the file is in the group once, with no drift.
+func TestConcurrentImportsOfOneFileWriteItOnce(t *testing.T) {
+	f := newFixture(t)
+	other := store.New(dynamotest.Client(t), f.Table(), store.Options{CursorSecret: []byte("k")})
+	p := importPlan(50)
+	for _, existing := range []bool{false, true} {
+		in := importInput(p, fmt.Sprintf("together-%t", existing))
+		if existing {
+			in.GroupID = f.group("1", "2").ID
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, s := range []*store.Store{f.Store, other} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = s.ImportGroup(ctx, in)
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				require.ErrorIs(t, err, store.ErrConflict)
+			}
+		}
+		res, err := f.ImportGroup(ctx, in) // completes what a conflict left
+		require.NoError(t, err)
+		again, err := f.ImportGroup(ctx, in)
+		require.NoError(t, err)
+		require.True(t, again.AlreadyImported)
+		require.Len(t, all(t, 100, func(a store.PageArgs) (store.Page[store.Expense], error) { return f.ListExpenses(ctx, res.GroupID, a) }), 50)
+		requireFileBalances(t, f, res, p)
+		requireNoDrift(t, f, res.GroupID)
+	}
 }
