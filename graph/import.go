@@ -35,7 +35,7 @@ const importCallBudget = 20000
 var importReaders = map[model.ImportFormat]func(r io.Reader, maxPeople int) (*exchange.Plan, error){
 	model.ImportFormatFractiJSON: func(r io.Reader, _ int) (*exchange.Plan, error) { return fractijson.Read(r) },
 	model.ImportFormatSplitwiseCSV: func(r io.Reader, maxPeople int) (*exchange.Plan, error) {
-		return splitwise.ReadWith(r, splitwise.ReadOptions{MaxPeople: maxPeople, MaxParts: store.MaxImportParts})
+		return splitwise.ReadWith(r, splitwise.ReadOptions{MaxPeople: maxPeople, MaxParts: store.MaxImportParts, MaxCells: store.MaxImportShares})
 	},
 	model.ImportFormatSpliitJSON: func(r io.Reader, _ int) (*exchange.Plan, error) { return spliit.Read(r) },
 }

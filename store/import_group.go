@@ -361,6 +361,12 @@ const MaxImportPlaceholders = maxTransactItems - 3 - batchReserve
 // expense, its first revision and a participant record each fit one batch.
 const MaxImportParts = MaxExpenseParticipants - 1
 
+// MaxImportShares is the most payers and shares (a person's part in an
+// expense or settlement) one import writes: a 5,000-expense group of 20
+// people. It bounds the items an import builds in memory before writing,
+// about one per share.
+const MaxImportShares = 100_000
+
 // batchReserve is room every batch keeps for the new group's last items
 // (METADATA, the importer's membership) and its first (GROUP_CREATED).
 const batchReserve = 3
@@ -393,6 +399,13 @@ func (r *importRun) build() ([]*importBatch, error) {
 			}
 		}
 		return cur.merge(unit)
+	}
+	shares := 0
+	for i := range r.in.Plan.Expenses {
+		pe := &r.in.Plan.Expenses[i]
+		if shares += len(pe.Payers) + len(pe.Splits); shares > MaxImportShares {
+			return nil, &exchange.Problem{Line: pe.Line, Message: fmt.Sprintf("the file's expenses have more than the %d payers and shares one import writes", MaxImportShares), Severity: exchange.Error}
+		}
 	}
 	keys := map[string]bool{}
 	unique := func(line int, key string) error {

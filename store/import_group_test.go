@@ -298,6 +298,13 @@ func TestImportRefusesWithNothingWritten(t *testing.T) {
 		{"a name mapped to a stranger", func(in *store.ImportInput) { in.Members = map[string]string{"Bob": "99"} }, 0, "members"},
 		{"a payment to oneself", func(in *store.ImportInput) { in.Plan.Settlements[0].To = in.Plan.Settlements[0].From }, 11, "to"},
 		{"a comment on no expense", func(in *store.ImportInput) { in.Plan.Comments[0].ExpenseKey = "nope" }, 2, "expense"},
+		{"more shares than one import writes", func(in *store.ImportInput) {
+			// The 12th expense is made to carry as many alone.
+			e := &in.Plan.Expenses[11]
+			for range store.MaxImportShares {
+				e.Splits = append(e.Splits, e.Splits[0])
+			}
+		}, 13, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := &dynamotest.Counter{}

@@ -31,6 +31,10 @@ type ReadOptions struct {
 	// read whole into memory first.
 	MaxPeople int
 	MaxParts  int
+	// MaxCells bounds the members' cells that are not zero over all rows
+	// (no bound when zero): a row of few bytes may name 90 people, and a
+	// file of them would read to 50 times its size.
+	MaxCells int
 }
 
 // fixedColumns is Date, Description, Category, Cost and Currency, in that
@@ -71,7 +75,7 @@ func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
-	rd := &reader{csv: cr, plan: &exchange.Plan{}, maxRows: opt.MaxRows, maxPeople: opt.MaxPeople, maxParts: opt.MaxParts, seen: map[string]int{}, totals: map[string]bool{}}
+	rd := &reader{csv: cr, plan: &exchange.Plan{}, maxRows: opt.MaxRows, maxPeople: opt.MaxPeople, maxParts: opt.MaxParts, maxCells: opt.MaxCells, seen: map[string]int{}, totals: map[string]bool{}}
 	if err := rd.read(); err != nil {
 		return nil, exchange.AsProblem(err)
 	}
@@ -88,9 +92,10 @@ type reader struct {
 	seen    map[string]int  // row hash -> how many times seen
 	totals  map[string]bool // currencies with a Total balance row
 
-	// maxPeople bounds the member columns, maxParts the members of one row
-	// (0: none).
-	maxPeople, maxParts int
+	// maxPeople bounds the member columns, maxParts the members of one row,
+	// maxCells the cells that are not zero over all rows (0: none); cells
+	// counts those.
+	maxPeople, maxParts, maxCells, cells int
 }
 
 // next returns the next record and the line it starts on, io.EOF at the end.
@@ -301,6 +306,9 @@ func (rd *reader) row(rec []string, line int) error {
 	}
 	if rd.maxParts > 0 && len(pos)+len(neg) > rd.maxParts {
 		return exchange.Errorf(line, "", "the row involves %d members; one expense may involve at most %d", len(pos)+len(neg), rd.maxParts)
+	}
+	if rd.cells += len(pos) + len(neg); rd.maxCells > 0 && rd.cells > rd.maxCells {
+		return exchange.Errorf(line, "", "the rows involve more than %d members in all, the most one import writes", rd.maxCells)
 	}
 	if len(pos) == 0 {
 		// Someone paid for themselves alone, or the row is a zero "settle

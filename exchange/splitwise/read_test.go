@@ -377,4 +377,29 @@ func TestWideFileIsRefusedBeforeItIsRead(t *testing.T) {
 	if !errors.As(err, &pr) || pr.Line != 2 || !strings.Contains(pr.Message, "at most 92") {
 		t.Fatalf("got %v, want the first row refused", err)
 	}
+
+	// 95 people, 92 of them in each short row: the cells over all rows are
+	// bounded (unbounded, 10 MiB of such rows read to 500 MiB live).
+	b.Reset()
+	b.WriteString("Date,Description,Category,Cost,Currency")
+	for i := range 95 {
+		fmt.Fprintf(&b, ",P%d", i)
+	}
+	b.WriteString("\n")
+	row = "2026-01-01,T,G,46,EUR" + strings.Repeat(",1,-1", 46) + ",0,0,0\n"
+	for b.Len() < 10<<20 {
+		b.WriteString(row)
+	}
+	file = b.String()
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = ReadWith(strings.NewReader(file), ReadOptions{MaxPeople: 95, MaxParts: 92, MaxCells: 100_000})
+	runtime.ReadMemStats(&after)
+	if !errors.As(err, &pr) || pr.Line != 100_000/92+2 || !strings.Contains(pr.Message, "more than 100000 members in all") {
+		t.Fatalf("got %v, want the row past 100,000 cells refused", err)
+	}
+	// Each row read allocates some 50 KB that it drops (unbounded: 2 GiB).
+	if got := after.TotalAlloc - before.TotalAlloc; got > 10*uint64(len(file)) {
+		t.Errorf("allocated %d MiB reading a %d MiB file", got>>20, len(file)>>20)
+	}
 }
