@@ -218,6 +218,11 @@ func importReport(ctx context.Context, in store.ImportInput, res store.ImportRes
 		if err != nil {
 			return nil, err
 		}
+		if g == nil {
+			// The importer's earlier import of this file made a group they
+			// have since left: what it holds is no longer theirs to see.
+			return nil, conflict("this file was imported before into a group you are no longer in")
+		}
 		out.Group = g
 	} else if in.GroupID != "" {
 		out.Group, _ = loaders.Group(ctx, in.GroupID)

@@ -178,6 +178,24 @@ func TestImportOfABadFileNamesItsLineAndWritesNothing(t *testing.T) {
 	require.Zero(t, writeCalls(api.Calls))
 }
 
+// TestImportAgainAfterLeavingShowsNothing: the importer who left the group
+// their import made, importing the same file again (a dry run or not), is
+// told CONFLICT, not shown the group's balances and members (it used to
+// answer alreadyImported with them).
+func TestImportAgainAfterLeavingShowsNothing(t *testing.T) {
+	api := apitest.New(t)
+	alice := api.User("111", "Aarav")
+	file := apitest.File{Name: "f.csv", Data: []byte("Date,Description,Category,Cost,Currency,Isha,Dev\n2026-03-01,Taxi,Taxi,10.00,INR,5.00,-5.00\n")}
+	var real importReport
+	alice.Must(&real, importMutation, "file", file, "dry", false)
+	require.NotNil(t, real.ImportGroup.Group)
+	alice.Must(nil, `mutation($g: ID!) { leaveGroup(groupId: $g) }`, "g", real.ImportGroup.Group.ID)
+	for _, dry := range []bool{true, false} {
+		res := alice.Fails("CONFLICT", importMutation, "file", file, "dry", dry)
+		require.NotContains(t, string(res.Data), "Isha", "dry %t", dry)
+	}
+}
+
 // TestImportHoldsTheFilesTextToTheMutationsRules: a description too long
 // for createExpense, or a name with a control character, is BAD_USER_INPUT
 // at its line with nothing written (before, a 300 KB description failed its
