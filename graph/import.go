@@ -65,7 +65,11 @@ func readImport(format model.ImportFormat, file io.Reader, maxPeople int) (*exch
 	if err != nil {
 		return nil, "", badInput("input.file", "the file could not be read: %v", err)
 	}
-	sum := sha256.Sum256(append([]byte(string(format)+"\x00"), data...))
+	// The hash of the format and the file, without a copy of the file.
+	h := sha256.New()
+	h.Write([]byte(string(format) + "\x00"))
+	h.Write(data)
+	sum := h.Sum(nil)
 	plan, err := read(bytes.NewReader(data), maxPeople)
 	if err != nil {
 		return nil, "", problemError(exchange.AsProblem(err))
@@ -73,7 +77,7 @@ func readImport(format model.ImportFormat, file io.Reader, maxPeople int) (*exch
 	if err := checkPlanText(plan); err != nil {
 		return nil, "", err
 	}
-	return plan, hex.EncodeToString(sum[:]), nil
+	return plan, hex.EncodeToString(sum), nil
 }
 
 // checkPlanText holds the file's text to the rules the mutations that
