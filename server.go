@@ -105,6 +105,9 @@ type config struct {
 	GC gcConfig
 	// TON: TON_API_URL, TON_API_KEY, TON_VERIFY_INTERVAL, TON_VERIFY_GIVE_UP (ton_config.go).
 	TON tonConfig
+
+	// MaxUploadBytes bounds a multipart request (importGroup's file): IMPORT_MAX_BYTES.
+	MaxUploadBytes int64
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -165,6 +168,9 @@ func loadConfig() (config, error) {
 	}
 	if c.MaxBodyBytes, err = strconv.ParseInt(env("MAX_BODY_BYTES", strconv.Itoa(httpapi.DefaultMaxBodyBytes)), 10, 64); err != nil || c.MaxBodyBytes <= 0 {
 		return c, fmt.Errorf("MAX_BODY_BYTES must be a positive number of bytes")
+	}
+	if c.MaxUploadBytes, err = strconv.ParseInt(env("IMPORT_MAX_BYTES", strconv.Itoa(httpapi.DefaultMaxUploadBytes)), 10, 64); err != nil || c.MaxUploadBytes <= 0 {
+		return c, fmt.Errorf("IMPORT_MAX_BYTES must be a positive number of bytes")
 	}
 	d := limits.Defaults()
 	for _, l := range []struct {
@@ -515,7 +521,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 		Addr: ":" + cfg.Port,
 		Handler: httpapi.New(httpapi.Config{
 			Store: s, Log: log, BotToken: cfg.BotToken, AuthMaxAge: cfg.AuthMaxAge,
-			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes,
+			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes,
 			Playground: cfg.Playground, PlaygroundHeadersFromLink: cfg.localEngine(), LoaderWait: cfg.LoaderWait,
 			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls, InviteLinks: cfg.InviteLinks,
 			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,

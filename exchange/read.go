@@ -27,7 +27,12 @@ const MaxPeople = 10_000
 // TooManyPeople is the problem of a file naming more than MaxPeople
 // people, at the line of the first one too many.
 func TooManyPeople(line int) *Problem {
-	return &Problem{Line: line, Message: fmt.Sprintf("the file names more than the %d people an import reads", MaxPeople), Severity: Error}
+	return TooManyPeopleOf(line, MaxPeople)
+}
+
+// TooManyPeopleOf is the problem of a file naming more than max people.
+func TooManyPeopleOf(line, max int) *Problem {
+	return &Problem{Line: line, Message: fmt.Sprintf("the file names more than the %d people an import reads", max), Severity: Error}
 }
 
 // ReadAll reads r whole, refusing more than maxBytes (DefaultMaxBytes when

@@ -46,6 +46,10 @@ func everyOperation(group, expense, deleted, settlement, invite, placeholder, to
 		{name: "node settlement", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", settlement}, hidden: isNull("node")},
 		{name: "node other user", query: `query($id: ID!) { node(id: $id) { id } }`, vars: []any{"id", "111"}, hidden: isNull("node")},
 		{name: "createGroup", query: `mutation { createGroup(input: {title: "x", currency: "USD"}) { id } }`},
+		{name: "importGroup into a group", query: `mutation($g: ID, $f: Upload!) { importGroup(input: {groupId: $g, format: SPLITWISE_CSV, file: $f, dryRun: false}) { expenses } }`,
+			vars: []any{"g", group, "f", importFile}, nonMember: "NOT_FOUND"},
+		{name: "importGroup into a new group", query: `mutation($f: Upload!) { importGroup(input: {title: "x", currency: "USD", format: SPLITWISE_CSV, file: $f}) { expenses group { id } } }`,
+			vars: []any{"f", importFile}},
 		{name: "me usage", query: `{ me { usage { day reads writes readLimit writeLimit resetsAt } } }`,
 			hidden: func(t *testing.T, data string) { require.NotContains(t, data, group) }},
 		{name: "group invites", query: `query($id: ID!) { group(id: $id) { invites { id secret } joinByIdAllowed } }`, vars: []any{"id", group}, hidden: isNull("group")},
@@ -168,6 +172,9 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 	alice.Must(&tokens, `{ me { accessTokens { id } } }`)
 	require.Contains(t, tokens.Me.AccessTokens, struct{ ID string }{token}, "alice's token was not revoked")
 }
+
+// importFile is a small Splitwise export for the import rows.
+var importFile = apitest.File{Name: "x.csv", Data: []byte("Date,Description,Category,Cost,Currency,A,B\n2026-03-01,X,General,2.00,USD,1.00,-1.00\n")}
 
 // everything is what a group holds that only its members may change.
 const everything = `query($g: ID!) { group(id: $g) { title version memberCount joinByIdAllowed chatId weeklyReminder

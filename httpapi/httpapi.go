@@ -45,6 +45,8 @@ type Config struct {
 	CORSOrigins []string
 	// MaxBodyBytes limits a request body (default 1 MiB).
 	MaxBodyBytes int64
+	// MaxUploadBytes limits a multipart request (an upload; default DefaultMaxUploadBytes).
+	MaxUploadBytes int64
 	// Playground serves GraphiQL at / (with its assets under
 	// playground.AssetsPath and the icon at /favicon.ico).
 	Playground bool
@@ -146,6 +148,9 @@ func New(cfg Config) http.Handler {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
 	if cfg.LoaderWait <= 0 {
 		cfg.LoaderWait = loaders.DefaultWait
 	}
@@ -178,6 +183,7 @@ func New(cfg Config) http.Handler {
 	gql.AddTransport(transport.Options{})
 	gql.AddTransport(liveT.sse())
 	gql.AddTransport(liveT.multipart(plain))
+	gql.AddTransport(uploadTransport(cfg.MaxUploadBytes))
 	gql.AddTransport(plain)
 	if cfg.Live != nil {
 		cfg.Metrics.CountSubscriptions(cfg.Live.Count)
@@ -186,12 +192,17 @@ func New(cfg Config) http.Handler {
 		}
 	}
 
-	requests := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, cfg.Metrics, limitBody(cfg.MaxBodyBytes, cfg.Metrics, withClientAddr(cfg.ClientIPHeader,
-		authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait, loaders.ObserveBatches(hooks.loaderBatches))(gql)))))
+	operations := withClientAddr(cfg.ClientIPHeader, authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait, loaders.ObserveBatches(hooks.loaderBatches))(gql)))
+	requests := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, cfg.Metrics, limitBody(cfg.MaxBodyBytes, cfg.Metrics, operations))
+	uploads := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, cfg.Metrics, requirePreflight(cfg.Metrics, limitBody(cfg.MaxUploadBytes, cfg.Metrics, operations)))
 	liveConns := withLiveLog(cfg.Log, limitBody(cfg.MaxBodyBytes, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql)))))
 	mux := http.NewServeMux()
 	negotiate := negotiator{maxBody: cfg.MaxBodyBytes, limits: cfg.Limits}
 	mux.Handle("/graphql", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isMultipartForm(r) {
+			uploads.ServeHTTP(w, r)
+			return
+		}
 		s := streamNone
 		if !isWebSocket(r) {
 			if s = negotiate.streamFor(r); s == streamNone {
@@ -230,7 +241,7 @@ func New(cfg Config) http.Handler {
 		AllowedOrigins: cfg.CORSOrigins,
 		AllowedMethods: []string{http.MethodGet, http.MethodPost, http.MethodOptions},
 		AllowedHeaders: []string{"Authorization", "Content-Type", "Accept", "Apollo-Require-Preflight",
-			"Apollographql-Client-Name", "Apollographql-Client-Version", "X-Apollo-Operation-Name"},
+			"Apollographql-Client-Name", "Apollographql-Client-Version", "X-Apollo-Operation-Name", "GraphQL-Preflight"},
 		ExposedHeaders: []string{requestIDHeader, "Retry-After", "Content-Disposition"},
 		MaxAge:         600,
 	}).Handler(mux)

@@ -153,6 +153,7 @@ const (
 	skDirect        = "DIRECT"
 	prefixLease     = "LEASE#"
 	prefixShard     = "SHARD#"
+	prefixImport    = "IMPORT#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -447,6 +448,9 @@ func tonCheckUpTo(now string) string { return now + "~" }
 
 // tonTxPK is the record of the payment with the transfer message hash.
 func tonTxPK(hash string) string { return prefixTonTx + hash }
+
+// importSK is a group's record of one import: IMPORT#<sha256 of format and file>.
+func importSK(fileHash string) string { return prefixImport + fileHash }
 
 // Comments on expenses (comment.go): one item per comment in its group's
 // partition, ordered by expense and then by time, so that one Query reads an

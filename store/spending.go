@@ -186,17 +186,23 @@ func spendingChanges(before, after *Expense) map[spendKey]figures {
 // none when it changes nothing a summary counts (a transaction may not touch
 // an item twice, so one item's changes are netted first).
 func (s *Store) spendingUpdates(groupID string, before, after *Expense) []types.TransactWriteItem {
-	changes := spendingChanges(before, after)
-	keys := make([]spendKey, 0, len(changes))
-	for k := range changes {
-		keys = append(keys, k)
+	return s.spendingUpdatesOf(groupID, spendingChanges(before, after))
+}
+
+// spendingUpdatesOf are the ADDs of many expenses' summaries, netted per item.
+func (s *Store) spendingUpdatesOf(groupID string, m map[spendKey]figures) []types.TransactWriteItem {
+	keys := make([]spendKey, 0, len(m))
+	for k, f := range m {
+		if len(f) > 0 {
+			keys = append(keys, k)
+		}
 	}
 	slices.SortFunc(keys, func(a, b spendKey) int {
 		return strings.Compare(spendSK(a.day, a.currency), spendSK(b.day, b.currency))
 	})
 	items := make([]types.TransactWriteItem, 0, len(keys))
 	for _, k := range keys {
-		items = append(items, s.spendingAdd(groupID, k, changes[k]))
+		items = append(items, s.spendingAdd(groupID, k, m[k]))
 	}
 	return items
 }

@@ -24,6 +24,17 @@ import (
 type ReadOptions struct {
 	MaxBytes int64
 	MaxRows  int
+	// MaxPeople bounds the member columns (at most exchange.MaxPeople) and
+	// MaxParts the members one row may involve (no bound when zero): an
+	// importer passes what it can write, so that a file of thousands of
+	// columns is refused at its header or first wide row instead of being
+	// read whole into memory first.
+	MaxPeople int
+	MaxParts  int
+	// MaxCells bounds the members' cells that are not zero over all rows
+	// (no bound when zero): a row of few bytes may name 90 people, and a
+	// file of them would read to 50 times its size.
+	MaxCells int
 }
 
 // fixedColumns is Date, Description, Category, Cost and Currency, in that
@@ -54,6 +65,9 @@ func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	if opt.MaxRows <= 0 {
 		opt.MaxRows = exchange.DefaultMaxRows
 	}
+	if opt.MaxPeople <= 0 || opt.MaxPeople > exchange.MaxPeople {
+		opt.MaxPeople = exchange.MaxPeople
+	}
 	data, err := exchange.ReadAll(r, opt.MaxBytes)
 	if err != nil {
 		return nil, err
@@ -61,7 +75,7 @@ func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
-	rd := &reader{csv: cr, plan: &exchange.Plan{}, maxRows: opt.MaxRows, seen: map[string]int{}, totals: map[string]bool{}}
+	rd := &reader{csv: cr, plan: &exchange.Plan{}, maxRows: opt.MaxRows, maxPeople: opt.MaxPeople, maxParts: opt.MaxParts, maxCells: opt.MaxCells, seen: map[string]int{}, totals: map[string]bool{}}
 	if err := rd.read(); err != nil {
 		return nil, exchange.AsProblem(err)
 	}
@@ -77,6 +91,11 @@ type reader struct {
 	rows    int
 	seen    map[string]int  // row hash -> how many times seen
 	totals  map[string]bool // currencies with a Total balance row
+
+	// maxPeople bounds the member columns, maxParts the members of one row,
+	// maxCells the cells that are not zero over all rows (0: none); cells
+	// counts those.
+	maxPeople, maxParts, maxCells, cells int
 }
 
 // next returns the next record and the line it starts on, io.EOF at the end.
@@ -176,8 +195,8 @@ func isNumber(s string) bool {
 }
 
 func (rd *reader) people(line int) error {
-	if len(rd.header)-fixedColumns > exchange.MaxPeople {
-		return exchange.TooManyPeople(line)
+	if len(rd.header)-fixedColumns > rd.maxPeople {
+		return exchange.TooManyPeopleOf(line, rd.maxPeople)
 	}
 	raw := make([]string, len(rd.header)-fixedColumns)
 	for i, n := range rd.header[fixedColumns:] {
@@ -284,6 +303,12 @@ func (rd *reader) row(rec []string, line int) error {
 		case -1:
 			neg = append(neg, i)
 		}
+	}
+	if rd.maxParts > 0 && len(pos)+len(neg) > rd.maxParts {
+		return exchange.Errorf(line, "", "the row involves %d members; one expense may involve at most %d", len(pos)+len(neg), rd.maxParts)
+	}
+	if rd.cells += len(pos) + len(neg); rd.maxCells > 0 && rd.cells > rd.maxCells {
+		return exchange.Errorf(line, "", "the rows involve more than %d members in all, the most one import writes", rd.maxCells)
 	}
 	if len(pos) == 0 {
 		// Someone paid for themselves alone, or the row is a zero "settle

@@ -2,9 +2,11 @@ package splitwise
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -307,5 +309,97 @@ func TestRebuildReproducesEveryCell(t *testing.T) {
 				t.Fatalf("nets %v, cost %s: %s gets %s", nets, cost, names[i], g)
 			}
 		}
+	}
+}
+
+// TestPeopleAndPartsBounds: an importer's bounds refuse a file at its
+// header (too many member columns) or at its first row involving too many
+// members, at that line; without them the same files are read.
+func TestPeopleAndPartsBounds(t *testing.T) {
+	wide := "Date,Description,Category,Cost,Currency,A,B,C,D\n" +
+		"2026-01-01,Tea,General,2.00,EUR,1.00,-1.00,0.00,0.00\n" +
+		"2026-01-02,Cake,General,3.00,EUR,2.00,-1.00,-1.00,0.00\n"
+	for _, tc := range []struct {
+		opt  ReadOptions
+		line int
+		text string
+	}{
+		{ReadOptions{MaxPeople: 3}, 1, "more than the 3 people"},
+		{ReadOptions{MaxPeople: 4, MaxParts: 2}, 3, "involves 3 members; one expense may involve at most 2"},
+		{ReadOptions{MaxPeople: 4, MaxParts: 3}, 0, ""},
+		{ReadOptions{}, 0, ""},
+	} {
+		p, err := ReadWith(strings.NewReader(wide), tc.opt)
+		if tc.text == "" {
+			if err != nil || len(p.Expenses) != 2 {
+				t.Errorf("%+v: %v", tc.opt, err)
+			}
+			continue
+		}
+		var pr *exchange.Problem
+		if !errors.As(err, &pr) || pr.Line != tc.line || !strings.Contains(pr.Message, tc.text) {
+			t.Errorf("%+v: got %v, want line %d with %q", tc.opt, err, tc.line, tc.text)
+		}
+	}
+}
+
+// TestWideFileIsRefusedBeforeItIsRead: a 10 MiB file of 10,000 member
+// columns is refused at its header with an importer's people bound, having
+// allocated little more than the file (unbounded it reads to hundreds of
+// MiB).
+func TestWideFileIsRefusedBeforeItIsRead(t *testing.T) {
+	const people = 10_000
+	var b strings.Builder
+	b.WriteString("Date,Description,Category,Cost,Currency")
+	for i := range people {
+		fmt.Fprintf(&b, ",P%d", i)
+	}
+	b.WriteString("\n")
+	row := "2026-01-01,Tea,General,1.00,EUR" + strings.Repeat(",1,-1", people/2) + "\n"
+	for b.Len() < 10<<20 {
+		b.WriteString(row)
+	}
+	file := b.String()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ReadWith(strings.NewReader(file), ReadOptions{MaxPeople: 95, MaxParts: 92})
+	runtime.ReadMemStats(&after)
+	var pr *exchange.Problem
+	if !errors.As(err, &pr) || pr.Line != 1 || !strings.Contains(pr.Message, "more than the 95 people") {
+		t.Fatalf("got %v, want the header refused", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*uint64(len(file)) {
+		t.Errorf("allocated %d MiB reading a %d MiB file", got>>20, len(file)>>20)
+	}
+	// With the people allowed, the first row's 10,000 members are refused.
+	_, err = ReadWith(strings.NewReader(file), ReadOptions{MaxParts: 92})
+	if !errors.As(err, &pr) || pr.Line != 2 || !strings.Contains(pr.Message, "at most 92") {
+		t.Fatalf("got %v, want the first row refused", err)
+	}
+
+	// 95 people, 92 of them in each short row: the cells over all rows are
+	// bounded (unbounded, 10 MiB of such rows read to 500 MiB live).
+	b.Reset()
+	b.WriteString("Date,Description,Category,Cost,Currency")
+	for i := range 95 {
+		fmt.Fprintf(&b, ",P%d", i)
+	}
+	b.WriteString("\n")
+	row = "2026-01-01,T,G,46,EUR" + strings.Repeat(",1,-1", 46) + ",0,0,0\n"
+	for b.Len() < 10<<20 {
+		b.WriteString(row)
+	}
+	file = b.String()
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err = ReadWith(strings.NewReader(file), ReadOptions{MaxPeople: 95, MaxParts: 92, MaxCells: 100_000})
+	runtime.ReadMemStats(&after)
+	if !errors.As(err, &pr) || pr.Line != 100_000/92+2 || !strings.Contains(pr.Message, "more than 100000 members in all") {
+		t.Fatalf("got %v, want the row past 100,000 cells refused", err)
+	}
+	// Each row read allocates some 50 KB that it drops (unbounded: 2 GiB).
+	if got := after.TotalAlloc - before.TotalAlloc; got > 10*uint64(len(file)) {
+		t.Errorf("allocated %d MiB reading a %d MiB file", got>>20, len(file)>>20)
 	}
 }

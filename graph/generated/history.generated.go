@@ -892,6 +892,7 @@ var (
 		"CHAT_DISCONNECTED":    store.EventChatDisconnected,
 		"COMMENT_ADDED":        store.EventCommentAdded,
 		"COMMENT_DELETED":      store.EventCommentDeleted,
+		"GROUP_IMPORTED":       store.EventGroupImported,
 	}
 	marshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType = map[store.EventType]string{
 		store.EventGroupCreated:        "GROUP_CREATED",
@@ -920,6 +921,7 @@ var (
 		store.EventChatDisconnected:    "CHAT_DISCONNECTED",
 		store.EventCommentAdded:        "COMMENT_ADDED",
 		store.EventCommentDeleted:      "COMMENT_DELETED",
+		store.EventGroupImported:       "GROUP_IMPORTED",
 	}
 )
 

@@ -261,6 +261,31 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	ImportProblem struct {
+		Field    func(childComplexity int) int
+		Line     func(childComplexity int) int
+		Message  func(childComplexity int) int
+		Severity func(childComplexity int) int
+	}
+
+	ImportReport struct {
+		AlreadyImported func(childComplexity int) int
+		Balances        func(childComplexity int) int
+		Comments        func(childComplexity int) int
+		DryRun          func(childComplexity int) int
+		Expenses        func(childComplexity int) int
+		Group           func(childComplexity int) int
+		Members         func(childComplexity int) int
+		Problems        func(childComplexity int) int
+		Settlements     func(childComplexity int) int
+	}
+
+	ImportedMember struct {
+		Matched func(childComplexity int) int
+		Member  func(childComplexity int) int
+		Name    func(childComplexity int) int
+	}
+
 	Invite struct {
 		CreatedAt   func(childComplexity int) int
 		CreatedBy   func(childComplexity int) int
@@ -322,6 +347,7 @@ type ComplexityRoot struct {
 		DeleteExpense               func(childComplexity int, id string) int
 		DeleteRecurringExpense      func(childComplexity int, id string) int
 		DisconnectTelegramChat      func(childComplexity int, groupID string) int
+		ImportGroup                 func(childComplexity int, input model.ImportGroupInput) int
 		JoinGroup                   func(childComplexity int, groupID *string, invite *string) int
 		LeaveGroup                  func(childComplexity int, groupID string) int
 		PauseRecurringExpense       func(childComplexity int, id string) int
@@ -1436,6 +1462,105 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.GroupEventEdge.Node(childComplexity), true
 
+	case "ImportProblem.field":
+		if e.ComplexityRoot.ImportProblem.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportProblem.Field(childComplexity), true
+	case "ImportProblem.line":
+		if e.ComplexityRoot.ImportProblem.Line == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportProblem.Line(childComplexity), true
+	case "ImportProblem.message":
+		if e.ComplexityRoot.ImportProblem.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportProblem.Message(childComplexity), true
+	case "ImportProblem.severity":
+		if e.ComplexityRoot.ImportProblem.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportProblem.Severity(childComplexity), true
+
+	case "ImportReport.alreadyImported":
+		if e.ComplexityRoot.ImportReport.AlreadyImported == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportReport.AlreadyImported(childComplexity), true
+	case "ImportReport.balances":
+		if e.ComplexityRoot.ImportReport.Balances == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportReport.Balances(childComplexity), true
+	case "ImportReport.comments":
+		if e.ComplexityRoot.ImportReport.Comments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportReport.Comments(childComplexity), true
+	case "ImportReport.dryRun":
+		if e.ComplexityRoot.ImportReport.DryRun == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportReport.DryRun(childComplexity), true
+	case "ImportReport.expenses":
+		if e.ComplexityRoot.ImportReport.Expenses == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportReport.Expenses(childComplexity), true
+	case "ImportReport.group":
+		if e.ComplexityRoot.ImportReport.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportReport.Group(childComplexity), true
+	case "ImportReport.members":
+		if e.ComplexityRoot.ImportReport.Members == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportReport.Members(childComplexity), true
+	case "ImportReport.problems":
+		if e.ComplexityRoot.ImportReport.Problems == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportReport.Problems(childComplexity), true
+	case "ImportReport.settlements":
+		if e.ComplexityRoot.ImportReport.Settlements == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportReport.Settlements(childComplexity), true
+
+	case "ImportedMember.matched":
+		if e.ComplexityRoot.ImportedMember.Matched == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedMember.Matched(childComplexity), true
+	case "ImportedMember.member":
+		if e.ComplexityRoot.ImportedMember.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedMember.Member(childComplexity), true
+	case "ImportedMember.name":
+		if e.ComplexityRoot.ImportedMember.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportedMember.Name(childComplexity), true
+
 	case "Invite.createdAt":
 		if e.ComplexityRoot.Invite.CreatedAt == nil {
 			break
@@ -1781,6 +1906,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DisconnectTelegramChat(childComplexity, args["groupId"].(string)), true
+	case "Mutation.importGroup":
+		if e.ComplexityRoot.Mutation.ImportGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportGroup(childComplexity, args["input"].(model.ImportGroupInput)), true
 	case "Mutation.joinGroup":
 		if e.ComplexityRoot.Mutation.JoinGroup == nil {
 			break
@@ -2770,6 +2906,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateInviteInput", ec.unmarshalInputCreateInviteInput),
 			graphql.NewInputUnmarshaler("CreateRecurringExpenseInput", ec.unmarshalInputCreateRecurringExpenseInput),
 			graphql.NewInputUnmarshaler("CreateSettlementInput", ec.unmarshalInputCreateSettlementInput),
+			graphql.NewInputUnmarshaler("ImportGroupInput", ec.unmarshalInputImportGroupInput),
+			graphql.NewInputUnmarshaler("ImportMemberInput", ec.unmarshalInputImportMemberInput),
 			graphql.NewInputUnmarshaler("NotificationSettingsInput", ec.unmarshalInputNotificationSettingsInput),
 			graphql.NewInputUnmarshaler("PaymentInput", ec.unmarshalInputPaymentInput),
 			graphql.NewInputUnmarshaler("SplitInput", ec.unmarshalInputSplitInput),
@@ -3913,6 +4051,151 @@ type GroupEvent {
   hash: String!
   "The hash of the event before it; null for the first."
   previousHash: String
+}
+`, BuiltIn: false},
+	{Name: "../../schema/import.graphqls", Input: `# Import: a group's history from a file another app (or Fracti) exported.
+
+"""
+A file sent with the GraphQL multipart request spec
+(github.com/jaydenseric/graphql-multipart-request-spec): the operation in the
+` + "`" + `operations` + "`" + ` part, the file in its own part. The request must carry a
+preflight header (` + "`" + `Apollo-Require-Preflight` + "`" + `, ` + "`" + `GraphQL-Preflight` + "`" + ` or
+` + "`" + `X-Apollo-Operation-Name` + "`" + `, any non-empty value) or it is refused with
+` + "`" + `BAD_REQUEST` + "`" + ` before anything is read; its size is bounded by the server's
+` + "`" + `IMPORT_MAX_BYTES` + "`" + `.
+"""
+scalar Upload
+
+"The formats importGroup reads."
+enum ImportFormat {
+  "Fracti's own JSON export (` + "`" + `GET /export/groups/{id}.json` + "`" + `)."
+  FRACTI_JSON
+  "Splitwise's CSV export of a group or of a friend."
+  SPLITWISE_CSV
+  "Spliit's JSON export."
+  SPLIIT_JSON
+}
+
+"A name in the file mapped to a member of the group by the importer."
+input ImportMemberInput {
+  "The name exactly as the file spells it (trimmed)."
+  name: String!
+  "The member it stands for: a current member of the group (the importer included)."
+  userId: ID!
+}
+
+"What to import, and where."
+input ImportGroupInput {
+  "The group to import into; the importer must be a member. Null creates a new group with the importer as its first member."
+  groupId: ID
+  "The new group's title (without groupId); null takes the file's. 1 to 128 characters."
+  title: String
+  "The new group's default currency (without groupId), an ISO 4217 code or TON; null takes the file's."
+  currency: String
+  "The file's format."
+  format: ImportFormat!
+  "The file."
+  file: Upload!
+  """
+  True (the default) reports what the import would do and writes nothing;
+  false imports.
+  """
+  dryRun: Boolean = true
+  """
+  Names in the file mapped to members. A name not listed here becomes the
+  current member whose name is the same (trimmed, ignoring case) when
+  exactly one is; otherwise a new placeholder member, claimable later.
+  """
+  members: [ImportMemberInput!]
+}
+
+"How a name in the file became a member."
+enum ImportMatch {
+  "An existing member: mapped in ` + "`" + `members` + "`" + `, or the one member of that name."
+  EXISTING_MEMBER
+  "A new placeholder member the import adds (claimable later with claimPlaceholder)."
+  NEW_PLACEHOLDER
+}
+
+"One name in the file and the member it became."
+type ImportedMember {
+  "The name as the file spells it."
+  name: String!
+  "The member; null in a dry run for a new placeholder (it does not exist yet)."
+  member: Member
+  "How the name was matched."
+  matched: ImportMatch!
+}
+
+"How serious a problem in the file is."
+enum ImportProblemSeverity {
+  "The row was read anyway (or the import went ahead); worth a look."
+  WARNING
+  "The file cannot be imported as it is."
+  ERROR
+}
+
+"Something wrong, or worth a look, in the file."
+type ImportProblem {
+  "The 1-based line of the file (for JSON, where the element starts); 0 when the problem is about no one line."
+  line: Int!
+  "The column or JSON field path at fault; null when none."
+  field: String
+  "What is wrong, in words."
+  message: String!
+  "Whether it stops the import."
+  severity: ImportProblemSeverity!
+}
+
+"What an import did, or in a dry run would do."
+type ImportReport {
+  "The group; null in a dry run that would create one."
+  group: Group
+  "How many expenses the file adds."
+  expenses: Int!
+  "How many settlements the file adds."
+  settlements: Int!
+  "How many comments the file adds."
+  comments: Int!
+  "Every name in the file and the member it became, in the file's order."
+  members: [ImportedMember!]!
+  "The group's balances after the import (in a dry run, what they would be), per currency and member."
+  balances: [Balance!]!
+  """
+  Warnings: rows read anyway, and any balance that does not come out as the
+  file says (which never happens for a file exported by the app it names).
+  """
+  problems: [ImportProblem!]!
+  "True when nothing was written because this was a dry run."
+  dryRun: Boolean!
+  "True when this file was imported into this group before: nothing was written now."
+  alreadyImported: Boolean!
+}
+
+extend type Mutation {
+  """
+  Import a file into a group, or into a new group (see docs/import.md). A
+  real run is all or nothing as a new group's members see it: the group
+  appears only once everything is written. It is resumable: after a failure
+  run the same mutation again and it continues where it stopped. The same
+  file imported again into the same group creates nothing
+  (` + "`" + `alreadyImported` + "`" + `). A bad file is BAD_USER_INPUT with
+  ` + "`" + `extensions.line` + "`" + ` and ` + "`" + `extensions.field` + "`" + `, and nothing written.
+  """
+  importGroup(
+    "What to import, and where."
+    input: ImportGroupInput!
+  ): ImportReport!
+}
+
+extend enum GroupEventType {
+  """
+  A file was imported (importGroup): one event per batch of the import, its
+  changes ` + "`" + `import` + "`" + ` (the file's hash), ` + "`" + `batch` + "`" + ` (k/n), ` + "`" + `expenses` + "`" + `,
+  ` + "`" + `settlements` + "`" + ` and ` + "`" + `comments` + "`" + ` (what the batch wrote). A new group's import starts with its
+  GROUP_CREATED; its placeholders join in the first batch.
+  """
+  GROUP_IMPORTED
 }
 `, BuiltIn: false},
 	{Name: "../../schema/invite.graphqls", Input: `# Invites: who may join a group, and how.
@@ -5377,6 +5660,56 @@ func (ec *executionContext) childFields_GroupEventEdge(ctx context.Context, fiel
 		return ec.fieldContext_GroupEventEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupEventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportProblem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "line":
+		return ec.fieldContext_ImportProblem_line(ctx, field)
+	case "field":
+		return ec.fieldContext_ImportProblem_field(ctx, field)
+	case "message":
+		return ec.fieldContext_ImportProblem_message(ctx, field)
+	case "severity":
+		return ec.fieldContext_ImportProblem_severity(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportProblem", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "group":
+		return ec.fieldContext_ImportReport_group(ctx, field)
+	case "expenses":
+		return ec.fieldContext_ImportReport_expenses(ctx, field)
+	case "settlements":
+		return ec.fieldContext_ImportReport_settlements(ctx, field)
+	case "comments":
+		return ec.fieldContext_ImportReport_comments(ctx, field)
+	case "members":
+		return ec.fieldContext_ImportReport_members(ctx, field)
+	case "balances":
+		return ec.fieldContext_ImportReport_balances(ctx, field)
+	case "problems":
+		return ec.fieldContext_ImportReport_problems(ctx, field)
+	case "dryRun":
+		return ec.fieldContext_ImportReport_dryRun(ctx, field)
+	case "alreadyImported":
+		return ec.fieldContext_ImportReport_alreadyImported(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportReport", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportedMember(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ImportedMember_name(ctx, field)
+	case "member":
+		return ec.fieldContext_ImportedMember_member(ctx, field)
+	case "matched":
+		return ec.fieldContext_ImportedMember_matched(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportedMember", field.Name)
 }
 
 func (ec *executionContext) childFields_Invite(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

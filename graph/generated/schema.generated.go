@@ -31,6 +31,7 @@ type MutationResolver interface {
 	RestoreExpense(ctx context.Context, id string) (*store.Expense, error)
 	CreateGroup(ctx context.Context, input model.CreateGroupInput) (*store.Group, error)
 	UpdateGroup(ctx context.Context, id string, input model.UpdateGroupInput) (*store.Group, error)
+	ImportGroup(ctx context.Context, input model.ImportGroupInput) (*model.ImportReport, error)
 	CreateInvite(ctx context.Context, groupID string, input *model.CreateInviteInput) (*model.Invite, error)
 	RevokeInvite(ctx context.Context, id string) (string, error)
 	JoinGroup(ctx context.Context, groupID *string, invite *string) (*store.Member, error)
@@ -307,6 +308,20 @@ func (ec *executionContext) field_Mutation_disconnectTelegramChat_args(ctx conte
 		return nil, err
 	}
 	args["groupId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importGroup_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ImportGroupInput, error) {
+			return ec.unmarshalNImportGroupInput2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐImportGroupInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
 	return args, nil
 }
 
@@ -1018,6 +1033,50 @@ func (ec *executionContext) fieldContext_Mutation_updateGroup(ctx context.Contex
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_updateGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_importGroup(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importGroup(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportGroup(ctx, fc.Args["input"].(model.ImportGroupInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ImportReport) graphql.Marshaler {
+			return ec.marshalNImportReport2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐImportReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importGroup(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImportReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importGroup_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -2421,6 +2480,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "updateGroup":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updateGroup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importGroup":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importGroup(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -3,8 +3,13 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
@@ -245,6 +250,80 @@ type GroupEventEdge struct {
 	Node *store.Event `json:"node"`
 }
 
+// What to import, and where.
+type ImportGroupInput struct {
+	// The group to import into; the importer must be a member. Null creates a new group with the importer as its first member.
+	GroupID *string `json:"groupId,omitempty"`
+	// The new group's title (without groupId); null takes the file's. 1 to 128 characters.
+	Title *string `json:"title,omitempty"`
+	// The new group's default currency (without groupId), an ISO 4217 code or TON; null takes the file's.
+	Currency *string `json:"currency,omitempty"`
+	// The file's format.
+	Format ImportFormat `json:"format"`
+	// The file.
+	File graphql.Upload `json:"file"`
+	// True (the default) reports what the import would do and writes nothing;
+	// false imports.
+	DryRun *bool `json:"dryRun,omitempty"`
+	// Names in the file mapped to members. A name not listed here becomes the
+	// current member whose name is the same (trimmed, ignoring case) when
+	// exactly one is; otherwise a new placeholder member, claimable later.
+	Members []ImportMemberInput `json:"members,omitempty"`
+}
+
+// A name in the file mapped to a member of the group by the importer.
+type ImportMemberInput struct {
+	// The name exactly as the file spells it (trimmed).
+	Name string `json:"name"`
+	// The member it stands for: a current member of the group (the importer included).
+	UserID string `json:"userId"`
+}
+
+// Something wrong, or worth a look, in the file.
+type ImportProblem struct {
+	// The 1-based line of the file (for JSON, where the element starts); 0 when the problem is about no one line.
+	Line int `json:"line"`
+	// The column or JSON field path at fault; null when none.
+	Field *string `json:"field,omitempty"`
+	// What is wrong, in words.
+	Message string `json:"message"`
+	// Whether it stops the import.
+	Severity ImportProblemSeverity `json:"severity"`
+}
+
+// What an import did, or in a dry run would do.
+type ImportReport struct {
+	// The group; null in a dry run that would create one.
+	Group *store.Group `json:"group,omitempty"`
+	// How many expenses the file adds.
+	Expenses int `json:"expenses"`
+	// How many settlements the file adds.
+	Settlements int `json:"settlements"`
+	// How many comments the file adds.
+	Comments int `json:"comments"`
+	// Every name in the file and the member it became, in the file's order.
+	Members []ImportedMember `json:"members"`
+	// The group's balances after the import (in a dry run, what they would be), per currency and member.
+	Balances []Balance `json:"balances"`
+	// Warnings: rows read anyway, and any balance that does not come out as the
+	// file says (which never happens for a file exported by the app it names).
+	Problems []ImportProblem `json:"problems"`
+	// True when nothing was written because this was a dry run.
+	DryRun bool `json:"dryRun"`
+	// True when this file was imported into this group before: nothing was written now.
+	AlreadyImported bool `json:"alreadyImported"`
+}
+
+// One name in the file and the member it became.
+type ImportedMember struct {
+	// The name as the file spells it.
+	Name string `json:"name"`
+	// The member; null in a dry run for a new placeholder (it does not exist yet).
+	Member *store.Member `json:"member,omitempty"`
+	// How the name was matched.
+	Matched ImportMatch `json:"matched"`
+}
+
 // A page of members.
 type MemberConnection struct {
 	// The members with their cursors.
@@ -476,4 +555,181 @@ type UpdateSettlementInput struct {
 	Status *store.SettlementStatus `json:"status,omitempty"`
 	// The TON transaction hash; only while the settlement is PENDING or SENT.
 	TxHash *string `json:"txHash,omitempty"`
+}
+
+// The formats importGroup reads.
+type ImportFormat string
+
+const (
+	// Fracti's own JSON export (`GET /export/groups/{id}.json`).
+	ImportFormatFractiJSON ImportFormat = "FRACTI_JSON"
+	// Splitwise's CSV export of a group or of a friend.
+	ImportFormatSplitwiseCSV ImportFormat = "SPLITWISE_CSV"
+	// Spliit's JSON export.
+	ImportFormatSpliitJSON ImportFormat = "SPLIIT_JSON"
+)
+
+var AllImportFormat = []ImportFormat{
+	ImportFormatFractiJSON,
+	ImportFormatSplitwiseCSV,
+	ImportFormatSpliitJSON,
+}
+
+func (e ImportFormat) IsValid() bool {
+	switch e {
+	case ImportFormatFractiJSON, ImportFormatSplitwiseCSV, ImportFormatSpliitJSON:
+		return true
+	}
+	return false
+}
+
+func (e ImportFormat) String() string {
+	return string(e)
+}
+
+func (e *ImportFormat) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ImportFormat(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ImportFormat", str)
+	}
+	return nil
+}
+
+func (e ImportFormat) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ImportFormat) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ImportFormat) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How a name in the file became a member.
+type ImportMatch string
+
+const (
+	// An existing member: mapped in `members`, or the one member of that name.
+	ImportMatchExistingMember ImportMatch = "EXISTING_MEMBER"
+	// A new placeholder member the import adds (claimable later with claimPlaceholder).
+	ImportMatchNewPlaceholder ImportMatch = "NEW_PLACEHOLDER"
+)
+
+var AllImportMatch = []ImportMatch{
+	ImportMatchExistingMember,
+	ImportMatchNewPlaceholder,
+}
+
+func (e ImportMatch) IsValid() bool {
+	switch e {
+	case ImportMatchExistingMember, ImportMatchNewPlaceholder:
+		return true
+	}
+	return false
+}
+
+func (e ImportMatch) String() string {
+	return string(e)
+}
+
+func (e *ImportMatch) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ImportMatch(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ImportMatch", str)
+	}
+	return nil
+}
+
+func (e ImportMatch) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ImportMatch) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ImportMatch) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How serious a problem in the file is.
+type ImportProblemSeverity string
+
+const (
+	// The row was read anyway (or the import went ahead); worth a look.
+	ImportProblemSeverityWarning ImportProblemSeverity = "WARNING"
+	// The file cannot be imported as it is.
+	ImportProblemSeverityError ImportProblemSeverity = "ERROR"
+)
+
+var AllImportProblemSeverity = []ImportProblemSeverity{
+	ImportProblemSeverityWarning,
+	ImportProblemSeverityError,
+}
+
+func (e ImportProblemSeverity) IsValid() bool {
+	switch e {
+	case ImportProblemSeverityWarning, ImportProblemSeverityError:
+		return true
+	}
+	return false
+}
+
+func (e ImportProblemSeverity) String() string {
+	return string(e)
+}
+
+func (e *ImportProblemSeverity) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ImportProblemSeverity(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ImportProblemSeverity", str)
+	}
+	return nil
+}
+
+func (e ImportProblemSeverity) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ImportProblemSeverity) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ImportProblemSeverity) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }

@@ -38,10 +38,13 @@ func (u *User) Raw(query string, variables map[string]any) []byte {
 // post sends a GraphQL request body as JSON.
 func (u *User) post(body map[string]any) *httptest.ResponseRecorder {
 	u.api.t.Helper()
-	b, err := json.Marshal(body)
-	require.NoError(u.api.t, err)
-	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
+	req, upload := uploadRequest(u.api.t, body)
+	if !upload {
+		b, err := json.Marshal(body)
+		require.NoError(u.api.t, err)
+		req = httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if u.header != "" {
 		req.Header.Set("Authorization", u.header)
 	}
