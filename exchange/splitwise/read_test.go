@@ -369,7 +369,9 @@ func TestWideFileIsRefusedBeforeItIsRead(t *testing.T) {
 	if !errors.As(err, &pr) || pr.Line != 1 || !strings.Contains(pr.Message, "more than the 95 people") {
 		t.Fatalf("got %v, want the header refused", err)
 	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 4*uint64(len(file)) {
+	// Bounds far below the unbounded reads (hundreds of MiB live, GiBs in
+	// all), with room for the race detector's own allocations.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 30*uint64(len(file)) {
 		t.Errorf("allocated %d MiB reading a %d MiB file", got>>20, len(file)>>20)
 	}
 	// With the people allowed, the first row's 10,000 members are refused.
@@ -399,7 +401,7 @@ func TestWideFileIsRefusedBeforeItIsRead(t *testing.T) {
 		t.Fatalf("got %v, want the row past 100,000 cells refused", err)
 	}
 	// Each row read allocates some 50 KB that it drops (unbounded: 2 GiB).
-	if got := after.TotalAlloc - before.TotalAlloc; got > 10*uint64(len(file)) {
+	if got := after.TotalAlloc - before.TotalAlloc; got > 30*uint64(len(file)) {
 		t.Errorf("allocated %d MiB reading a %d MiB file", got>>20, len(file)>>20)
 	}
 }
