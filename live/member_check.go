@@ -20,13 +20,9 @@ const memberCheckTimeout = 10 * time.Second
 type memberChecks struct {
 	members Members
 	mu      sync.Mutex
-	groups  map[string]*groupChecks // groups with a read in flight
-}
-
-// groupChecks is one group's read in flight and the checks waiting for the
-// next.
-type groupChecks struct {
-	next *checkBatch
+	// next holds the groups with a read in flight, each with the checks
+	// waiting for its next read (nil: none yet).
+	next map[string]*checkBatch
 }
 
 // checkBatch is one read of some users' membership.
@@ -40,23 +36,21 @@ type checkBatch struct {
 // isActive reports whether the user is an active member of the group.
 func (c *memberChecks) isActive(ctx context.Context, groupID, userID string) (bool, error) {
 	c.mu.Lock()
-	if c.groups == nil {
-		c.groups = map[string]*groupChecks{}
+	if c.next == nil {
+		c.next = map[string]*checkBatch{}
 	}
-	g, reading := c.groups[groupID]
-	var b *checkBatch
+	b, reading := c.next[groupID]
 	switch {
 	case !reading:
 		b = &checkBatch{users: []string{userID}, done: make(chan struct{})}
-		c.groups[groupID] = &groupChecks{}
+		c.next[groupID] = nil
 		c.mu.Unlock()
 		go c.read(groupID, b)
-	case g.next == nil:
+	case b == nil:
 		b = &checkBatch{users: []string{userID}, done: make(chan struct{})}
-		g.next = b
+		c.next[groupID] = b
 		c.mu.Unlock()
 	default:
-		b = g.next
 		b.users = append(b.users, userID)
 		c.mu.Unlock()
 	}
@@ -77,10 +71,11 @@ func (c *memberChecks) read(groupID string, b *checkBatch) {
 		cancel()
 		close(b.done)
 		c.mu.Lock()
-		g := c.groups[groupID]
-		b, g.next = g.next, nil
+		b = c.next[groupID]
 		if b == nil {
-			delete(c.groups, groupID)
+			delete(c.next, groupID)
+		} else {
+			c.next[groupID] = nil
 		}
 		c.mu.Unlock()
 	}

@@ -71,11 +71,7 @@ func (s *Store) AddCommentOnce(ctx context.Context, expense ExpenseRef, c Commen
 // replayComment returns the comment an earlier request with the same key
 // made (a tombstone if it was deleted since).
 func (s *Store) replayComment(ctx context.Context, c Comment, key string) (Comment, error) {
-	rec, err := s.claimedBy(ctx, c.AuthorID, key, "comment", c.fingerprint())
-	if err != nil {
-		return Comment{}, err
-	}
-	created, err := parseTime(rec.CreatedAt)
+	rec, created, err := s.claimedBy(ctx, c.AuthorID, key, "comment", c.fingerprint())
 	if err != nil {
 		return Comment{}, err
 	}

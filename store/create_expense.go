@@ -170,11 +170,7 @@ func (e *Expense) delta() (ledger.Delta, error) {
 
 // replayExpense returns the expense an earlier request with the same key made.
 func (s *Store) replayExpense(ctx context.Context, e Expense, key string) (Expense, error) {
-	rec, err := s.claimedBy(ctx, e.CreatedBy, key, "expense", e.fingerprint())
-	if err != nil {
-		return Expense{}, err
-	}
-	created, err := parseTime(rec.CreatedAt)
+	rec, created, err := s.claimedBy(ctx, e.CreatedBy, key, "expense", e.fingerprint())
 	if err != nil {
 		return Expense{}, err
 	}

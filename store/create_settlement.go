@@ -67,11 +67,7 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 
 // replaySettlement returns the settlement an earlier request with the same key made.
 func (s *Store) replaySettlement(ctx context.Context, st Settlement, key string) (Settlement, error) {
-	rec, err := s.claimedBy(ctx, st.CreatedBy, key, "settlement", st.fingerprint())
-	if err != nil {
-		return Settlement{}, err
-	}
-	created, err := parseTime(rec.CreatedAt)
+	rec, created, err := s.claimedBy(ctx, st.CreatedBy, key, "settlement", st.fingerprint())
 	if err != nil {
 		return Settlement{}, err
 	}

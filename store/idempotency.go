@@ -57,23 +57,28 @@ func (s *Store) idempotencyPut(userID, key string, rec idempotencyRecord) (types
 }
 
 // claimedBy reads the record that holds userID's key and checks that it was
-// made by the same request (kind and fingerprint).
-func (s *Store) claimedBy(ctx context.Context, userID, key, kind, fingerprint string) (idempotencyRecord, error) {
+// made by the same request (kind and fingerprint); it returns the record and
+// when the resource it names was created (what locates its item).
+func (s *Store) claimedBy(ctx context.Context, userID, key, kind, fingerprint string) (idempotencyRecord, time.Time, error) {
 	item, ok, err := s.getItem(ctx, userKey(userID), idempotencySK(key), true)
 	if err != nil {
-		return idempotencyRecord{}, err
+		return idempotencyRecord{}, time.Time{}, err
 	}
 	var rec idempotencyRecord
 	if ok {
 		err = attributevalue.UnmarshalMap(item, &rec)
 	}
 	if err != nil || !ok || rec.TTL < s.now().Unix() {
-		return idempotencyRecord{}, conflictf("the idempotency key is being used by another request; retry")
+		return idempotencyRecord{}, time.Time{}, conflictf("the idempotency key is being used by another request; retry")
 	}
 	if rec.Kind != kind || rec.Fingerprint != fingerprint {
-		return idempotencyRecord{}, conflictf("the idempotency key was already used for a different request")
+		return idempotencyRecord{}, time.Time{}, conflictf("the idempotency key was already used for a different request")
 	}
-	return rec, nil
+	created, err := parseTime(rec.CreatedAt)
+	if err != nil {
+		return idempotencyRecord{}, time.Time{}, err
+	}
+	return rec, created, nil
 }
 
 // fingerprint hashes the parts of a request that make it the same request.
