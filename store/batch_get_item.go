@@ -28,7 +28,17 @@ func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeV
 }
 
 // batchRead is batchGet with the choice of strongly consistent reads.
+// Items of an import not yet complete are left out (import_gate.go).
 func (s *Store) batchRead(ctx context.Context, keys []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
+	items, err := s.batchReadAll(ctx, keys, consistent)
+	if err != nil {
+		return nil, err
+	}
+	return s.hideUnfinished(ctx, items)
+}
+
+// batchReadAll is batchRead of every item found, the gate's own read.
+func (s *Store) batchReadAll(ctx context.Context, keys []map[string]types.AttributeValue, consistent bool) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	for start := 0; start < len(keys); start += MaxBatchGet {
 		pending := keys[start:min(start+MaxBatchGet, len(keys))]

@@ -8,7 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// getItem reads one item by its table key; found is false if it does not exist.
+// getItem reads one item by its table key; found is false if it does not
+// exist, or belongs to an import not yet complete (import_gate.go).
 func (s *Store) getItem(ctx context.Context, pk, sk string, consistent bool) (map[string]types.AttributeValue, bool, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      &s.table,
@@ -18,5 +19,6 @@ func (s *Store) getItem(ctx context.Context, pk, sk string, consistent bool) (ma
 	if err != nil {
 		return nil, false, fmt.Errorf("get %s %s: %w", pk, sk, err)
 	}
-	return out.Item, out.Item != nil, nil
+	item, err := s.visible(ctx, out.Item)
+	return item, item != nil, err
 }

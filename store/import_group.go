@@ -28,16 +28,23 @@ import (
 // Plan's key), so a retried batch writes the same items and their
 // attribute_not_exists conditions let nothing be created twice.
 //
-// Each batch is a complete write as every other write is: the items, their
-// effect on the books (one ADD per currency), the spending summaries (one
-// ADD per day and currency) and one GROUP_IMPORTED event on the activity
-// chain, with the ledger's conditions. So balances, summaries, participant
-// records and the chain agree after every batch.
+// Members see an import whole or not at all. The batches before the last
+// write only the file's own items (placeholders, expenses with their
+// participant records and first revisions, settlements, comments) and the
+// spending of their days. The last batch writes the rest of the items and
+// everything that makes them count, in one transaction: the books (each
+// currency's book rewritten as it stands plus the whole file's effect), the
+// ledger (the new placeholders, the currencies, the version, the one
+// GROUP_IMPORTED event on the activity chain) and the record completed.
 //
-// A new group is reachable only through its METADATA and its members'
-// memberships (GSI1), and those are written by the last batch: until the
-// import completes nobody sees any of it. An existing group's members see
-// each batch as it lands (see docs/import.md).
+// Until then nothing of it can be seen:
+//   - A new group is reachable only through its METADATA and its members'
+//     memberships (GSI1), and the last batch writes those with its ledger
+//     and its first two events (GROUP_CREATED, GROUP_IMPORTED).
+//   - In an existing group every item the import writes carries its hash
+//     (attrImport), its spending goes to its own part of each day's summary
+//     (spendImportSK), and every read leaves out the items of an import
+//     whose record is not complete (import_gate.go).
 
 // ImportMatch says how a name in a file became a member.
 type ImportMatch string
@@ -101,6 +108,10 @@ const (
 	importComplete = "complete"
 )
 
+// importScheme is how this server writes an import: a record of an
+// earlier way (its batches moved the books one by one) cannot be resumed.
+const importScheme = 2
+
 // importRecord is the GROUP#<groupId> / IMPORT#<fileHash> item.
 type importRecord struct {
 	itemKey
@@ -116,6 +127,7 @@ type importRecord struct {
 	Members     map[string]string `dynamodbav:"members"`
 	Title       string            `dynamodbav:"title,omitempty"`
 	Currency    string            `dynamodbav:"currency,omitempty"`
+	Scheme      int               `dynamodbav:"scheme,omitempty"`
 }
 
 // Attributes of the import record that expressions name.
@@ -149,6 +161,9 @@ type importRun struct {
 	result   ImportResult
 	started  time.Time
 	zone     string
+	// mark is the hash an existing group's imported items carry until the
+	// import completes (import_gate.go); "" for a new group.
+	mark string
 }
 
 // ImportGroup imports a Plan into a group (see the comment at the top of
@@ -159,6 +174,8 @@ func (s *Store) ImportGroup(ctx context.Context, in ImportInput) (ImportResult, 
 	r := &importRun{s: s, in: in, groupID: in.GroupID, started: s.stamp()}
 	if r.groupID == "" {
 		r.groupID = ImportGroupID(in.Importer.UserID, in.FileHash)
+	} else {
+		r.mark = in.FileHash
 	}
 	r.result.GroupID = r.groupID
 	rec, found, err := s.readImport(ctx, r.groupID, in.FileHash)
@@ -180,6 +197,9 @@ func (s *Store) ImportGroup(ctx context.Context, in ImportInput) (ImportResult, 
 		}
 		if rec.State == importComplete {
 			return r.completed(ctx)
+		}
+		if rec.Scheme != importScheme {
+			return ImportResult{}, conflictf("import %s was started by an earlier version of the server, which wrote it differently; it cannot be resumed", in.FileHash)
 		}
 	}
 	if err := r.mapNames(found); err != nil {
@@ -203,7 +223,7 @@ func (s *Store) ImportGroup(ctx context.Context, in ImportInput) (ImportResult, 
 			itemKey: itemKey{PK: groupPK(r.groupID), SK: importSK(in.FileHash)},
 			State:   importRunning, Batches: len(batches), By: in.Importer.UserID, StartedAt: formatTime(r.started),
 			Expenses: r.result.Expenses, Settlements: r.result.Settlements, Comments: r.result.Comments,
-			Members: r.names, Title: r.newGroup.Title,
+			Members: r.names, Title: r.newGroup.Title, Scheme: importScheme,
 		}
 		if in.GroupID == "" {
 			r.rec.Currency = r.newGroup.Currency.Code()
@@ -350,12 +370,13 @@ type importBatch struct {
 	expenses, settlements, comments int
 }
 
-// size is the batch's transaction items, with its ledger, event and record.
-func (b *importBatch) size() int { return len(b.puts) + len(b.deltas) + len(b.spending) + 3 }
+// size is the batch's transaction items: its own and the import record.
+// Its deltas are not among them: the last batch writes the whole file's.
+func (b *importBatch) size() int { return len(b.puts) + len(b.spending) + 1 }
 
 // MaxImportPlaceholders is the most new people one import adds: they join
-// in its first batch, beside its own items and the new group's.
-const MaxImportPlaceholders = maxTransactItems - 3 - batchReserve
+// in its first batch, beside its own items.
+const MaxImportPlaceholders = maxTransactItems - 6
 
 // MaxImportParts is the most people one imported row may involve: the
 // expense, its first revision and a participant record each fit one batch.
@@ -367,9 +388,11 @@ const MaxImportParts = MaxExpenseParticipants - 1
 // about one per share.
 const MaxImportShares = 100_000
 
-// batchReserve is room every batch keeps for the new group's last items
-// (METADATA, the importer's membership) and its first (GROUP_CREATED).
-const batchReserve = 3
+// finishItems is what the last batch writes beside its own items and the
+// record, one book per currency aside: the ledger, two events (a new
+// group's GROUP_CREATED and the GROUP_IMPORTED) and the METADATA with, for
+// a new group, the importer's membership.
+const finishItems = 4
 
 // build turns the Plan into batches: the new placeholders first, then the
 // expenses and settlements in the file's order.
@@ -387,14 +410,14 @@ func (r *importRun) build() ([]*importBatch, error) {
 		})
 		cur.involved = append(cur.involved, m.MemberID)
 	}
-	if cur.size()+batchReserve > maxTransactItems {
+	if len(cur.puts) > MaxImportPlaceholders {
 		return nil, &exchange.Problem{Field: "members", Message: fmt.Sprintf("the file names %d new people; one import adds at most %d", len(cur.puts), MaxImportPlaceholders), Severity: exchange.Error}
 	}
 	add := func(line int, unit *importBatch) error {
-		if cur.size()+unitGrowth(cur, unit)+batchReserve > maxTransactItems {
+		if cur.size()+unitGrowth(cur, unit) > maxTransactItems {
 			cur = newImportBatch()
 			batches = append(batches, cur)
-			if cur.size()+unitGrowth(cur, unit)+batchReserve > maxTransactItems {
+			if cur.size()+unitGrowth(cur, unit) > maxTransactItems {
 				return &exchange.Problem{Line: line, Message: "this row involves too many people for one transaction", Severity: exchange.Error}
 			}
 		}
@@ -456,7 +479,28 @@ func (r *importRun) build() ([]*importBatch, error) {
 			return nil, err
 		}
 	}
+	// The last batch also finishes the import: when that does not fit
+	// beside its own items, an empty batch does it.
+	total, err := totalEffect(batches)
+	if err != nil {
+		return nil, err
+	}
+	if cur.size()+len(total.deltas)+finishItems > maxTransactItems {
+		batches = append(batches, newImportBatch())
+	}
 	return batches, nil
+}
+
+// totalEffect is the whole file's effect on the books (one delta per
+// currency) and the people it involves.
+func totalEffect(batches []*importBatch) (*importBatch, error) {
+	total := newImportBatch()
+	for _, b := range batches {
+		if err := total.merge(&importBatch{deltas: b.deltas, involved: b.involved}); err != nil {
+			return nil, err
+		}
+	}
+	return total, nil
 }
 
 func newImportBatch() *importBatch {
@@ -466,11 +510,6 @@ func newImportBatch() *importBatch {
 // unitGrowth is how many items merging unit adds to b.
 func unitGrowth(b, unit *importBatch) int {
 	n := len(unit.puts)
-	for c := range unit.deltas {
-		if _, ok := b.deltas[c]; !ok {
-			n++
-		}
-	}
 	for k := range unit.spending {
 		if _, ok := b.spending[k]; !ok {
 			n++
@@ -690,13 +729,9 @@ func (r *importRun) report(ctx context.Context, batches []*importBatch) error {
 			}
 		}
 	}
-	// A resumed import into a group finds the batches before the record's
-	// next in the group's books already: only the rest is still to add.
-	landed := 0
-	if r.in.GroupID != "" {
-		landed = r.rec.Next
-	}
-	for k, b := range batches {
+	// The books move only with the last batch: until then, resumed or
+	// not, the whole file is still to add.
+	for _, b := range batches {
 		r.result.Expenses += b.expenses
 		r.result.Settlements += b.settlements
 		r.result.Comments += b.comments
@@ -707,9 +742,7 @@ func (r *importRun) report(ctx context.Context, batches []*importBatch) error {
 				}
 				m[c].Apply(d)
 			}
-			if k >= landed {
-				apply(books)
-			}
+			apply(books)
 			apply(imported)
 			currencies[c.Code()] = true
 		}
@@ -760,86 +793,196 @@ func (r *importRun) completed(ctx context.Context) (ImportResult, error) {
 	return r.result, nil
 }
 
-// write writes batch k: the first one of a new group creates its ledger
-// and chain; the last one completes the record and, for a new group,
-// writes what makes the group reachable.
+// write writes batch k; the last one finishes the import.
 func (r *importRun) write(ctx context.Context, batches []*importBatch, k int) error {
-	b := batches[k]
-	last := k == len(batches)-1
-	var items []types.TransactWriteItem
-	for _, d := range sortedDeltas(b.deltas) {
-		items = append(items, r.s.balancesUpdate(r.groupID, d))
+	items, err := r.ownItems(batches, k)
+	if err != nil {
+		return err
 	}
-	items = append(items, r.s.spendingUpdatesOf(r.groupID, b.spending)...)
+	switch {
+	case k < len(batches)-1:
+		err = r.s.transactWrite(ctx, items)
+	case r.in.GroupID == "":
+		err = r.finishNewGroup(ctx, batches, items)
+	default:
+		err = r.finishInGroup(ctx, batches, items)
+	}
+	if err != nil {
+		if IsCondCheckFailed(err) {
+			return conflictf("the import of this file is under way in another request, or a member it involves left the group or was claimed meanwhile; run it again")
+		}
+		return fmt.Errorf("import batch %d of %d: %w", k+1, len(batches), err)
+	}
+	return nil
+}
+
+// ownItems are batch k's own transaction items: its spending, its records
+// (an existing group's marked with the import, import_gate.go) and the
+// import record moved on to the next batch, completed by the last.
+func (r *importRun) ownItems(batches []*importBatch, k int) ([]types.TransactWriteItem, error) {
+	b := batches[k]
+	items := r.s.importSpendingUpdates(r.groupID, r.mark, b.spending)
 	for _, rec := range b.puts {
 		put, err := r.s.putNew(rec, "imported item")
+		if err != nil {
+			return nil, err
+		}
+		if r.mark != "" {
+			put.Put.Item[attrImport] = str(r.mark)
+		}
+		items = append(items, put)
+	}
+	recItem, err := r.recordItem(k, k == len(batches)-1)
+	if err != nil {
+		return nil, err
+	}
+	return append(items, recItem), nil
+}
+
+// importedEvent is the one GROUP_IMPORTED event of the import.
+func (r *importRun) importedEvent() Event {
+	return Event{
+		GroupID: r.groupID, Type: EventGroupImported, ActorID: r.in.Importer.UserID, At: r.s.stamp(),
+		Subject: Subject{Kind: SubjectGroup, ID: r.groupID},
+		Changes: []Change{
+			{Field: "import", After: text(r.in.FileHash)},
+			{Field: "expenses", After: text(strconv.Itoa(r.result.Expenses))},
+			{Field: "settlements", After: text(strconv.Itoa(r.result.Settlements))},
+			{Field: "comments", After: text(strconv.Itoa(r.result.Comments))},
+		},
+	}
+}
+
+// finishInGroup writes an existing group's last batch: its own items, each
+// book the file moves rewritten as it stands now plus the file's effect
+// (read again whenever another write takes the chain's next place first,
+// whose condition then proves no write came between), the new
+// placeholders, currencies and version on the ledger, the memberCount, the
+// GROUP_IMPORTED event, and the record completed.
+func (r *importRun) finishInGroup(ctx context.Context, batches []*importBatch, own []types.TransactWriteItem) (err error) {
+	total, err := totalEffect(batches)
+	if err != nil {
+		return err
+	}
+	deltas := sortedDeltas(total.deltas)
+	ids := r.newPlaceholderIDs()
+	ev := r.importedEvent()
+	defer func() {
+		if err == nil {
+			r.s.imports.remember(importRef{pk: groupPK(r.groupID), hash: r.in.FileHash})
+		}
+	}()
+	return r.s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
+		items := slices.Clone(own)
+		if len(deltas) > 0 {
+			books, err := r.booksNow(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, d := range deltas {
+				b := books.Book(d.Currency)
+				b.Apply(d)
+				items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: &r.s.table, Item: bookItem(r.groupID, b)}})
+			}
+			l.addCurrencies(deltas)
+			l.bumpVersion()
+		}
+		if len(ids) > 0 {
+			// One ADD of them all: an update names each attribute once.
+			l.add = append(l.add, attrMemberIDs+" "+l.value(&types.AttributeValueMemberSS{Value: ids}))
+			items = append(items, r.memberCountAdd(len(ids)))
+		}
+		need := []string{r.in.Importer.UserID}
+		for _, u := range total.involved {
+			if !slices.Contains(need, u) && !slices.Contains(ids, u) {
+				need = append(need, u)
+			}
+		}
+		l.requireMembers(need)
+		return items, nil
+	})
+}
+
+// booksNow reads the group's books strongly consistent, exactly as stored.
+// A group whose books the migration has not moved yet is refused: a book
+// is rewritten whole, and one kept in two places cannot be.
+func (r *importRun) booksNow(ctx context.Context) (*GroupBalances, error) {
+	item, ok, err := r.s.getItem(ctx, groupPK(r.groupID), skLedger, true)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, notFoundf("group %s", r.groupID)
+	}
+	l, err := decodeLedger(item)
+	if err != nil {
+		return nil, err
+	}
+	if l.oldBooks {
+		return nil, conflictf("group %s keeps its balances where they were before the last migration; run `migrate` first", r.groupID)
+	}
+	gbs, err := r.s.readBooks(ctx, []*Ledger{l}, true)
+	if err != nil {
+		return nil, err
+	}
+	return gbs[0], nil
+}
+
+// finishNewGroup writes a new group's last batch: its own items, the
+// group's ledger with the first two events of its chain (GROUP_CREATED,
+// then GROUP_IMPORTED), its books, its METADATA and the importer's
+// membership, which make it reachable, and the record completed.
+func (r *importRun) finishNewGroup(ctx context.Context, batches []*importBatch, own []types.TransactWriteItem) error {
+	total, err := totalEffect(batches)
+	if err != nil {
+		return err
+	}
+	created := Event{
+		GroupID: r.groupID, Type: EventGroupCreated, ActorID: r.in.Importer.UserID, At: r.started,
+		Subject: Subject{Kind: SubjectGroup, ID: r.groupID}, Changes: GroupChanges(nil, &r.newGroup),
+	}
+	imported := r.importedEvent()
+	created.seal(chainHead{})
+	imported.seal(chainHead{Seq: created.Seq, Hash: created.Hash})
+	members := []string{r.in.Importer.UserID}
+	for _, m := range r.result.Members {
+		if m.Match == ImportNewPlaceholder {
+			members = append(members, m.MemberID)
+		}
+	}
+	deltas := sortedDeltas(total.deltas)
+	codes := make([]string, len(deltas))
+	for i, d := range deltas {
+		codes[i] = d.Currency.Code()
+	}
+	ledgerRec := ledgerRecord{
+		itemKey:   itemKey{PK: groupPK(r.groupID), SK: skLedger},
+		MemberIDs: members, Currencies: codes, Version: 1, Events: imported.Seq, Head: imported.Hash, BooksBeside: true,
+	}
+	membership, err := newMemberRecord(r.groupID, r.in.Importer, r.started)
+	if err != nil {
+		return err
+	}
+	items := slices.Clone(own)
+	for _, rec := range []any{ledgerRec, created.record(), imported.record(), r.newGroup.record(), membership} {
+		put, err := r.s.putNew(rec, "imported group")
 		if err != nil {
 			return err
 		}
 		items = append(items, put)
 	}
-	recItem, err := r.recordItem(k, last)
-	if err != nil {
+	for _, d := range deltas {
+		b := ledger.NewBook(d.Currency)
+		b.Apply(d)
+		items = append(items, types.TransactWriteItem{Put: &types.Put{
+			TableName: &r.s.table, Item: bookItem(r.groupID, b), ConditionExpression: aws.String(condItemAbsent),
+		}})
+	}
+	if err := r.s.transactWrite(ctx, items); err != nil {
 		return err
 	}
-	items = append(items, recItem)
-	if last && r.in.GroupID == "" {
-		mrec, err := newMemberRecord(r.groupID, r.in.Importer, r.started)
-		if err != nil {
-			return err
-		}
-		for _, rec := range []any{r.newGroup.record(), mrec} {
-			put, err := r.s.putNew(rec, "imported group")
-			if err != nil {
-				return err
-			}
-			items = append(items, put)
-		}
-	}
-	if k == 0 && r.in.GroupID != "" {
-		if n := len(r.newPlaceholderIDs()); n > 0 {
-			items = append(items, r.memberCountAdd(n))
-		}
-	}
-	ev := Event{
-		GroupID: r.groupID, Type: EventGroupImported, ActorID: r.in.Importer.UserID, At: r.s.stamp(),
-		Subject: Subject{Kind: SubjectGroup, ID: r.groupID},
-		Changes: []Change{
-			{Field: "import", After: text(r.in.FileHash)},
-			{Field: "batch", After: text(strconv.Itoa(k+1) + "/" + strconv.Itoa(len(batches)))},
-			{Field: "expenses", After: text(strconv.Itoa(b.expenses))},
-			{Field: "settlements", After: text(strconv.Itoa(b.settlements))},
-			{Field: "comments", After: text(strconv.Itoa(b.comments))},
-		},
-	}
-	if k == 0 && r.in.GroupID == "" {
-		err = r.createLedger(ctx, b, ev, items)
-	} else {
-		err = r.s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
-			if ids := r.newPlaceholderIDs(); k == 0 && len(ids) > 0 {
-				// One ADD of them all: an update names each attribute once.
-				l.add = append(l.add, attrMemberIDs+" "+l.value(&types.AttributeValueMemberSS{Value: ids}))
-			}
-			need := []string{r.in.Importer.UserID}
-			for _, u := range b.involved {
-				if !slices.Contains(need, u) && (k > 0 || !strings.HasPrefix(u, PlaceholderPrefix) || r.members[u] != nil) {
-					need = append(need, u)
-				}
-			}
-			l.requireMembers(need)
-			if len(b.deltas) > 0 {
-				l.addCurrencies(sortedDeltas(b.deltas))
-				l.bumpVersion()
-			}
-			return items, nil
-		})
-	}
-	if err != nil {
-		if IsCondCheckFailed(err) {
-			return conflictf("the import of this file is under way in another request, or the group or a member changed; run it again")
-		}
-		return fmt.Errorf("import batch %d of %d: %w", k+1, len(batches), err)
-	}
+	r.s.tellCommitted(created)
+	r.s.tellCommitted(imported)
 	return nil
 }
 
@@ -891,46 +1034,6 @@ func (r *importRun) recordItem(k int, last bool) (types.TransactWriteItem, error
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}}, nil
-}
-
-// createLedger writes a new group's first batch with its ledger and the
-// first two events of its chain (GROUP_CREATED, then the batch's
-// GROUP_IMPORTED), in one transaction.
-func (r *importRun) createLedger(ctx context.Context, b *importBatch, imported Event, items []types.TransactWriteItem) error {
-	created := Event{
-		GroupID: r.groupID, Type: EventGroupCreated, ActorID: r.in.Importer.UserID, At: r.started,
-		Subject: Subject{Kind: SubjectGroup, ID: r.groupID}, Changes: GroupChanges(nil, &r.newGroup),
-	}
-	created.seal(chainHead{})
-	imported.seal(chainHead{Seq: created.Seq, Hash: created.Hash})
-	members := []string{r.in.Importer.UserID}
-	for _, m := range r.result.Members {
-		if m.Match == ImportNewPlaceholder {
-			members = append(members, m.MemberID)
-		}
-	}
-	var codes []string
-	for _, d := range sortedDeltas(b.deltas) {
-		codes = append(codes, d.Currency.Code())
-	}
-	rec := ledgerRecord{
-		itemKey:   itemKey{PK: groupPK(r.groupID), SK: skLedger},
-		MemberIDs: members, Currencies: codes, Version: 1, Events: imported.Seq, Head: imported.Hash, BooksBeside: true,
-	}
-	all := make([]types.TransactWriteItem, 0, len(items)+3)
-	for _, rec := range []any{rec, created.record(), imported.record()} {
-		put, err := r.s.putNew(rec, "imported group")
-		if err != nil {
-			return err
-		}
-		all = append(all, put)
-	}
-	if err := r.s.transactWrite(ctx, append(all, items...)); err != nil {
-		return err
-	}
-	r.s.tellCommitted(created)
-	r.s.tellCommitted(imported)
-	return nil
 }
 
 // addCurrencies records the currencies a write keeps books in. The import

@@ -351,13 +351,24 @@ func occurrenceGSI1SK(spentAt, expenseID string) string {
 // in one currency.
 func spendSK(day, currency string) string { return prefixSpend + day + "#" + currency }
 
-// parseSpendSK reads the day and currency back out of a summary's key.
+// spendImportSK is the part of a day's summary that an import into an
+// existing group keeps: SPEND#<YYYY-MM-DD>#<currency>#<file hash>, beside
+// the day's own item, hidden with the rest of the import until it is
+// complete (import_gate.go); readers add the two up.
+func spendImportSK(day, currency, fileHash string) string {
+	return spendSK(day, currency) + "#" + fileHash
+}
+
+// parseSpendSK reads the day and currency back out of a summary's key (the
+// day's own, or an import's part of it).
 func parseSpendSK(sk string) (day, currency string, ok bool) {
 	rest, ok := strings.CutPrefix(sk, prefixSpend)
 	if !ok {
 		return "", "", false
 	}
-	return strings.Cut(rest, "#")
+	day, rest, ok = strings.Cut(rest, "#")
+	currency, _, _ = strings.Cut(rest, "#")
+	return day, currency, ok
 }
 
 // spendRange is the sort-key range, BETWEEN its two values, of the summaries

@@ -13,7 +13,8 @@ import (
 // to (DayLayout, both included), only those in currency when it is not "",
 // in order of day, then currency. It is one Query however many expenses the
 // days hold (another page only past 1 MB of summaries); summaries that count
-// nothing any more are left out.
+// nothing any more are left out. A day's summary may be kept in more than
+// one item (an import's own, spendImportSK): they are added up.
 func (s *Store) ListSpending(ctx context.Context, groupID, from, to, currency string) ([]SpendingDay, error) {
 	lo, hi := spendRange(from, to)
 	in := &dynamodb.QueryInput{
@@ -29,29 +30,41 @@ func (s *Store) ListSpending(ctx context.Context, groupID, from, to, currency st
 		in.ExpressionAttributeNames = map[string]string{"#cur": attrSpendCurrency}
 		in.ExpressionAttributeValues[":cur"] = str(currency)
 	}
-	var days []SpendingDay
+	var keys []spendKey
+	sums := map[spendKey]figures{}
 	for {
 		out, err := s.db.Query(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("query spending: %w", err)
 		}
-		for _, item := range out.Items {
+		items, err := s.hideUnfinished(ctx, out.Items)
+		if err != nil {
+			return nil, err
+		}
+		for _, item := range items {
 			k, f, err := readSpendingItem(item)
 			if err != nil {
 				return nil, err
 			}
-			if f[spendCount] == nil || f[spendCount].Sign() == 0 {
-				continue
+			if sums[k] == nil {
+				keys, sums[k] = append(keys, k), figures{}
 			}
+			sums[k].merge(f, 1)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	days := make([]SpendingDay, 0, len(keys))
+	for _, k := range keys {
+		if f := sums[k]; f[spendCount] != nil && f[spendCount].Sign() != 0 {
 			d, err := spendingDay(groupID, k, f)
 			if err != nil {
 				return nil, err
 			}
 			days = append(days, d)
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return days, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+	return days, nil
 }

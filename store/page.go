@@ -82,7 +82,8 @@ func (s *Store) query(ctx context.Context, q listQuery, args PageArgs) ([]map[st
 
 // collect reads up to n items of q starting after start, following
 // LastEvaluatedKey across DynamoDB's 1 MB response pages and past items a
-// filter drops (Limit counts items read, not items kept).
+// filter drops (Limit counts items read, not items kept), and those of an
+// import not yet complete (import_gate.go).
 func (s *Store) collect(ctx context.Context, q listQuery, start map[string]types.AttributeValue, n int) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	for len(items) < n {
@@ -107,14 +108,18 @@ func (s *Store) collect(ctx context.Context, q listQuery, start map[string]types
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", q.list, err)
 		}
-		kept := out.Items
+		kept, err := s.hideUnfinished(ctx, out.Items)
+		if err != nil {
+			return nil, err
+		}
 		if q.keep != nil && len(kept) > 0 {
-			ok, err := q.keep(ctx, kept)
+			read := kept
+			ok, err := q.keep(ctx, read)
 			if err != nil {
 				return nil, err
 			}
 			kept = nil
-			for i, it := range out.Items {
+			for i, it := range read {
 				if ok[i] {
 					kept = append(kept, it)
 				}

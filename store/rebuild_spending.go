@@ -19,6 +19,9 @@ import (
 type spendingState struct {
 	version   int64
 	want, got map[spendKey]figures
+	// imported lists, per summary, the keys of the parts of it that imports
+	// keep (spendImportSK), which got adds in.
+	imported map[spendKey][]string
 }
 
 // readSpendingState reads the ledger's version, then the group's live
@@ -35,7 +38,7 @@ func (s *Store) readSpendingState(ctx context.Context, groupID string) (spending
 	if err := attributevalue.UnmarshalMap(item, &ledger); err != nil {
 		return spendingState{}, fmt.Errorf("decode ledger: %w", err)
 	}
-	st := spendingState{version: ledger.Version, want: map[spendKey]figures{}, got: map[spendKey]figures{}}
+	st := spendingState{version: ledger.Version, want: map[spendKey]figures{}, got: map[spendKey]figures{}, imported: map[spendKey][]string{}}
 	pk := groupPK(groupID)
 	all := func(prefix string) ([]map[string]types.AttributeValue, error) {
 		return s.collect(ctx, listQuery{list: "spending", keyCond: tablePrefixCond, values: prefixValues(pk, prefix), forward: true, consistent: true}, nil, math.MaxInt32)
@@ -63,7 +66,13 @@ func (s *Store) readSpendingState(ctx context.Context, groupID string) (spending
 		if err != nil {
 			return spendingState{}, err
 		}
-		st.got[k] = f
+		if st.got[k] == nil {
+			st.got[k] = figures{}
+		}
+		st.got[k].merge(f, 1)
+		if sk := keyAttr(item, attrSK); sk != spendSK(k.day, k.currency) {
+			st.imported[k] = append(st.imported[k], sk)
+		}
 	}
 	return st, nil
 }
@@ -151,10 +160,12 @@ func (s *Store) RebuildSpending(ctx context.Context, groupID string) (int, error
 var errSpendingMoved = errors.New("the group changed meanwhile")
 
 // writeSpending writes the recomputed summaries of keys, in transactions of
-// at most maxTransactItems-1 writes and the ledger's version check.
+// at most maxTransactItems-1 writes and the ledger's version check. A
+// summary is rewritten whole into its day's own item, and the parts of it
+// imports kept are deleted in the same transaction.
 func (s *Store) writeSpending(ctx context.Context, groupID string, st spendingState, keys []spendKey) (int, error) {
 	written := 0
-	for batch := range slices.Chunk(keys, maxTransactItems-1) {
+	for len(keys) > 0 {
 		l := newLedgerEdit(groupID)
 		l.atVersion(st.version)
 		check := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
@@ -163,12 +174,20 @@ func (s *Store) writeSpending(ctx context.Context, groupID string, st spendingSt
 			ExpressionAttributeValues: l.values,
 		}}
 		items := []types.TransactWriteItem{check}
-		for _, k := range batch {
+		for len(keys) > 0 && len(items)+1+len(st.imported[keys[0]]) <= maxTransactItems {
+			k := keys[0]
 			if f := st.want[k]; f != nil {
 				items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: spendingItem(groupID, k, f)}})
 			} else {
 				items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table, Key: tableKey(groupPK(groupID), spendSK(k.day, k.currency))}})
 			}
+			for _, sk := range st.imported[k] {
+				items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table, Key: tableKey(groupPK(groupID), sk)}})
+			}
+			keys = keys[1:]
+		}
+		if len(items) == 1 {
+			return written, fmt.Errorf("rebuild spending %s %s: %d imports keep parts of it, more than one transaction holds", keys[0].day, keys[0].currency, len(st.imported[keys[0]]))
 		}
 		err := s.transactWrite(ctx, items)
 		switch {
@@ -177,7 +196,7 @@ func (s *Store) writeSpending(ctx context.Context, groupID string, st spendingSt
 		case err != nil:
 			return written, fmt.Errorf("rebuild spending: %w", err)
 		}
-		written += len(batch)
+		written += len(items) - 1
 	}
 	return written, nil
 }

@@ -57,7 +57,8 @@ func (s *Store) getByRefs(ctx context.Context, n int, locate func(i int) (gsi2PK
 	return items, nil
 }
 
-// lookupGSI2 returns the one item whose GSI2PK is pk, or nil.
+// lookupGSI2 returns the one item whose GSI2PK is pk, or nil (also while
+// the import that wrote it is not complete).
 func (s *Store) lookupGSI2(ctx context.Context, pk string) (map[string]types.AttributeValue, error) {
 	out, err := s.db.Query(ctx, &dynamodb.QueryInput{
 		TableName:                 &s.table,
@@ -72,7 +73,7 @@ func (s *Store) lookupGSI2(ctx context.Context, pk string) (map[string]types.Att
 	if len(out.Items) == 0 {
 		return nil, nil
 	}
-	return out.Items[0], nil
+	return s.visible(ctx, out.Items[0])
 }
 
 // alignByID decodes items and lines them up with refs by id.

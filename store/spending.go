@@ -191,6 +191,13 @@ func (s *Store) spendingUpdates(groupID string, before, after *Expense) []types.
 
 // spendingUpdatesOf are the ADDs of many expenses' summaries, netted per item.
 func (s *Store) spendingUpdatesOf(groupID string, m map[spendKey]figures) []types.TransactWriteItem {
+	return s.importSpendingUpdates(groupID, "", m)
+}
+
+// importSpendingUpdates are spendingUpdatesOf into the parts of the
+// summaries an import keeps (spendImportSK), marked as its items; with no
+// fileHash, into the summaries themselves.
+func (s *Store) importSpendingUpdates(groupID, fileHash string, m map[spendKey]figures) []types.TransactWriteItem {
 	keys := make([]spendKey, 0, len(m))
 	for k, f := range m {
 		if len(f) > 0 {
@@ -202,16 +209,23 @@ func (s *Store) spendingUpdatesOf(groupID string, m map[spendKey]figures) []type
 	})
 	items := make([]types.TransactWriteItem, 0, len(keys))
 	for _, k := range keys {
-		items = append(items, s.spendingAdd(groupID, k, m[k]))
+		items = append(items, s.spendingAdd(groupID, k, m[k], fileHash))
 	}
 	return items
 }
 
 // spendingAdd is the Update that adds f to one summary item, creating it
-// if needed.
-func (s *Store) spendingAdd(groupID string, k spendKey, f figures) types.TransactWriteItem {
+// if needed: the day's own, or with fileHash that import's part of it.
+func (s *Store) spendingAdd(groupID string, k spendKey, f figures, fileHash string) types.TransactWriteItem {
 	names := map[string]string{"#day": attrSpendDay, "#cur": attrSpendCurrency}
 	values := map[string]types.AttributeValue{":day": str(k.day), ":cur": str(k.currency)}
+	set := "SET #day = :day, #cur = :cur"
+	sk := spendSK(k.day, k.currency)
+	if fileHash != "" {
+		names["#imp"], values[":imp"] = attrImport, str(fileHash)
+		set += ", #imp = :imp"
+		sk = spendImportSK(k.day, k.currency, fileHash)
+	}
 	var adds []string
 	for i, attr := range sortedKeys(f) {
 		n := strconv.Itoa(i)
@@ -221,8 +235,8 @@ func (s *Store) spendingAdd(groupID string, k spendKey, f figures) types.Transac
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 &s.table,
-		Key:                       tableKey(groupPK(groupID), spendSK(k.day, k.currency)),
-		UpdateExpression:          aws.String("SET #day = :day, #cur = :cur ADD " + strings.Join(adds, ", ")),
+		Key:                       tableKey(groupPK(groupID), sk),
+		UpdateExpression:          aws.String(set + " ADD " + strings.Join(adds, ", ")),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}}

@@ -32,6 +32,8 @@ type Store struct {
 	committed atomic.Pointer[func(Event)]
 	// spendingMaxDays bounds the days one spending query covers.
 	spendingMaxDays int
+	// imports remembers the completed imports met (import_gate.go).
+	imports *importGate
 }
 
 // DefaultMaxGroupCurrencies is how many currencies one group may hold
@@ -90,6 +92,7 @@ func New(db *dynamodb.Client, table string, opts Options) *Store {
 		newID:         newID,
 		maxCurrencies: maxCurrencies,
 		turns:         newChainTurns(),
+		imports:       &importGate{},
 		syncRetention: syncRetention,
 
 		legacyGroupsClosed: opts.LegacyGroupsClosed,
