@@ -199,7 +199,10 @@ func TestFiftyExpensesThroughTwoInstances(t *testing.T) {
 	require.Len(t, e.to(userChat(carla)), 5)
 	require.Empty(t, e.to(userChat(ann)), "the author hears nothing of their own expense")
 	groupMessages := len(e.to(chat))
-	require.LessOrEqual(t, groupMessages, windows, "batched: at most one message per window")
+	// Each instance batches the events of the stream shards it holds; a
+	// loaded machine can let a lease move mid-run, so both may send in one
+	// window.
+	require.LessOrEqual(t, groupMessages, 2*windows, "batched: at most one message per window and instance")
 	require.Less(t, groupMessages, 25, "never one per expense")
 	require.Empty(t, e.bot.LimitViolations())
 	first := e.sentNow()[0]

@@ -37,7 +37,7 @@ const (
 	EventRecurringDeleted    EventType = "recurring_deleted"
 	EventChatConnected       EventType = "chat_connected"
 	EventChatDisconnected    EventType = "chat_disconnected" // by a member, or by Telegram when the bot was removed
-	EventGroupImported       EventType = "group_imported"    // one batch of an imported file (import_group.go)
+	EventGroupImported       EventType = "group_imported"    // a whole imported file (import_group.go)
 )
 
 // SubjectKind is the kind of object an event is about.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -260,4 +261,186 @@ func TestImportedItemsCostOneRecordReadPerInstance(t *testing.T) {
 	require.Equal(t, map[string]int{"Query": 1, "BatchGetItem": 1}, page(other, g.ID), "the first page reads the record")
 	require.Equal(t, map[string]int{"Query": 1}, page(other, g.ID), "and never again")
 	require.Equal(t, map[string]int{"Query": 1}, page(other, plain.ID))
+}
+
+// TestImportFinishesBesideConcurrentWrites: while one instance imports a
+// file into a group, another adds expenses to it as fast as it can. The
+// last batch rewrites the books whole, and the chain's condition makes it
+// read them again whenever an expense came between: nothing is lost, and
+// the balances are the expenses' and the file's.
+func TestImportFinishesBesideConcurrentWrites(t *testing.T) {
+	f := newFixture(t)
+	other := store.New(dynamotest.Client(t), f.Table(), store.Options{CursorSecret: []byte("k")})
+	g := f.group("1", "2")
+	in := importInput(importPlan(80), "beside")
+	in.GroupID, in.Members = g.ID, map[string]string{"Alice": "1", "Bob": "2"}
+	before := f.seen(g.ID)
+
+	stop := make(chan struct{})
+	added := make(chan int)
+	go func() {
+		n := 0
+		defer func() { added <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			e := equalExpense(g, "2", "3.00", "1", "2")
+			if _, err := other.CreateExpense(ctx, g.Title, e, ""); err != nil {
+				t.Errorf("create expense: %v", err)
+				return
+			}
+			n++
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	// A member's client retries on CONFLICT ("too busy"), and so does this
+	// importer: the last batch's transaction is a large one, and a writer
+	// that never pauses can win the chain's next place from it many times.
+	var res store.ImportResult
+	var err error
+	for range 5 {
+		if res, err = f.ImportGroup(ctx, in); !errors.Is(err, store.ErrConflict) {
+			break
+		}
+	}
+	close(stop)
+	n := <-added
+	require.NoError(t, err)
+	require.Positive(t, n)
+	after := f.seen(g.ID)
+	require.Len(t, after.Expenses, 80+n)
+	requireNoDrift(t, f, g.ID)
+	// Each concurrent expense moved 1.50 USD of user 1's balance to user 2.
+	ours := before
+	ours.Nets = map[string]map[string]string{"USD": {
+		"1": money.NewAmount(-150*int64(n), usd).String(), "2": money.NewAmount(150*int64(n), usd).String(),
+	}}
+	requireImportEffect(t, ours, after, res, in.Plan.Balances)
+}
+
+// widePlan is a file of 30 people where each pays once for all of them:
+// every pair of people ends up owing, more balances than one ADD's
+// expression may name.
+func widePlan() *exchange.Plan {
+	p := &exchange.Plan{Title: "Camp", Currency: "USD"}
+	var names []string
+	for i := range 30 {
+		names = append(names, fmt.Sprintf("Camper %02d", i))
+		p.People = append(p.People, exchange.Person{Name: names[i]})
+	}
+	for i, payer := range names {
+		total := money.NewAmount(int64(3000+i), usd)
+		shares, err := money.SplitEqual(total, len(names))
+		if err != nil {
+			panic(err)
+		}
+		e := exchange.Expense{Line: i + 2, Key: "w" + fmt.Sprint(i), Description: "Supplies", Amount: total,
+			SplitType: exchange.SplitEqual, Payers: []exchange.Part{{Name: payer, Amount: total}}}
+		for j, name := range names {
+			e.Splits = append(e.Splits, exchange.Part{Name: name, Amount: shares[j]})
+		}
+		p.Expenses = append(p.Expenses, e)
+	}
+	return p
+}
+
+// TestImportOfAWideFileRewritesTheBooks: a file whose effect on the books
+// is too wide for one ADD (435 pairs) rewrites the book whole in its last
+// batch, beside a member's expense written after the import started.
+func TestImportOfAWideFileRewritesTheBooks(t *testing.T) {
+	var fail, calls atomic.Int64
+	fault := dynamotest.NewFault(func(op string, _ int) error {
+		if op == "TransactWriteItems" && fail.Load() > 0 && calls.Add(1) == fail.Load() {
+			return errors.New("injected: connection reset")
+		}
+		return nil
+	})
+	f := newFixture(t, fault.Option())
+	g := f.group("1", "2")
+	f.expense(g, "1", "10.00", "1", "2")
+	p := widePlan()
+	in := importInput(p, "wide")
+	in.GroupID, in.Members = g.ID, map[string]string{"Camper 00": "1", "Camper 01": "2"}
+	fail.Store(2)
+	_, err := f.ImportGroup(ctx, in)
+	fail.Store(0)
+	require.Error(t, err)
+	f.expense(g, "2", "4.00", "1", "2")
+	mid := f.seen(g.ID)
+
+	res, err := f.ImportGroup(ctx, in)
+	require.NoError(t, err)
+	after := f.seen(g.ID)
+	require.Len(t, after.Expenses, 32)
+	requireNoDrift(t, f, g.ID)
+	gb, err := f.GetBalances(ctx, []string{g.ID})
+	require.NoError(t, err)
+	b := gb[0].Book(usd)
+	require.NoError(t, b.LoadPairs())
+	require.Greater(t, len(b.Pairs), 400, "every pair owes")
+	nets := map[string]money.Amount{}
+	for _, person := range p.People {
+		nets[person.Name] = money.Zero(usd)
+	}
+	for _, e := range p.Expenses {
+		for _, pp := range e.Payers {
+			nets[pp.Name] = nets[pp.Name].Add(pp.Amount)
+		}
+		for _, sp := range e.Splits {
+			nets[sp.Name] = nets[sp.Name].Sub(sp.Amount)
+		}
+	}
+	var want []exchange.Balance
+	for name, n := range nets {
+		want = append(want, exchange.Balance{Name: name, Amount: n})
+	}
+	requireImportEffect(t, mid, after, res, want)
+}
+
+// TestImportNamesAtMostSoManyMembers: the last batch requires every member
+// the file names to be one still, in one condition: 120 of them fit, 121
+// are refused before anything is written.
+func TestImportNamesAtMostSoManyMembers(t *testing.T) {
+	f := newFixture(t)
+	var ids []string
+	for i := range store.MaxImportNamedMembers + 1 {
+		ids = append(ids, fmt.Sprint(1000+i))
+	}
+	g := f.group(ids...)
+	plan := func(n int) *exchange.Plan {
+		p := &exchange.Plan{Title: "Club", Currency: "USD"}
+		for _, id := range ids[:n] {
+			p.People = append(p.People, exchange.Person{Name: "User " + id})
+		}
+		for half, people := range [][]exchange.Person{p.People[:n/2], p.People[n/2:]} {
+			total := money.NewAmount(int64(100*len(people)), usd)
+			e := exchange.Expense{Line: half + 2, Key: fmt.Sprint(half), Description: "Dues", Amount: total, SplitType: exchange.SplitEqual,
+				Payers: []exchange.Part{{Name: people[0].Name, Amount: total}}}
+			for _, person := range people {
+				e.Splits = append(e.Splits, exchange.Part{Name: person.Name, Amount: money.NewAmount(100, usd)})
+			}
+			p.Expenses = append(p.Expenses, e)
+		}
+		return p
+	}
+	in := importInput(plan(store.MaxImportNamedMembers+1), "too-many")
+	in.GroupID, in.Importer = g.ID, user(ids[0])
+	_, err := f.ImportGroup(ctx, in)
+	var problem *exchange.Problem
+	require.ErrorAs(t, err, &problem)
+	require.Equal(t, "members", problem.Field)
+	require.Contains(t, problem.Message, "at most 120")
+
+	in = importInput(plan(store.MaxImportNamedMembers), "just-enough")
+	in.GroupID, in.Importer = g.ID, user(ids[0])
+	res, err := f.ImportGroup(ctx, in)
+	require.NoError(t, err)
+	for _, m := range res.Members {
+		require.Equal(t, store.ImportExistingMember, m.Match, m.Name)
+	}
+	require.Len(t, f.seen(g.ID).Expenses, 2)
+	requireNoDrift(t, f, g.ID)
 }

@@ -488,8 +488,22 @@ func (r *importRun) build() ([]*importBatch, error) {
 	if cur.size()+len(total.deltas)+finishItems > maxTransactItems {
 		batches = append(batches, newImportBatch())
 	}
+	named := 0
+	for _, u := range total.involved {
+		if r.isMember(u) {
+			named++
+		}
+	}
+	if named > MaxImportNamedMembers {
+		return nil, &exchange.Problem{Field: "members", Message: fmt.Sprintf("the file's expenses and settlements name %d members of the group; one import may name at most %d", named, MaxImportNamedMembers), Severity: exchange.Error}
+	}
 	return batches, nil
 }
+
+// MaxImportNamedMembers is the most current members one import's
+// expenses and settlements may name: its last batch requires each to be
+// a member still, in one condition, which DynamoDB bounds to 4 KB.
+const MaxImportNamedMembers = 120
 
 // totalEffect is the whole file's effect on the books (one delta per
 // currency) and the people it involves.
@@ -853,12 +867,19 @@ func (r *importRun) importedEvent() Event {
 	}
 }
 
-// finishInGroup writes an existing group's last batch: its own items, each
-// book the file moves rewritten as it stands now plus the file's effect
-// (read again whenever another write takes the chain's next place first,
-// whose condition then proves no write came between), the new
-// placeholders, currencies and version on the ledger, the memberCount, the
-// GROUP_IMPORTED event, and the record completed.
+// maxExpressionLength is DynamoDB's limit on the length of an expression.
+const maxExpressionLength = 4096
+
+// finishInGroup writes an existing group's last batch: its own items, the
+// whole file's effect on each book, the new placeholders, currencies and
+// version on the ledger, the memberCount, the GROUP_IMPORTED event, and
+// the record completed.
+//
+// A book takes the effect by ADD, as from any write, unless the file moves
+// so many balances (a big group's pairs) that the ADD's expression would
+// pass DynamoDB's 4 KB: then the book is read and rewritten whole, read
+// again whenever another write takes the chain's next place first, whose
+// condition proves that no write came between.
 func (r *importRun) finishInGroup(ctx context.Context, batches []*importBatch, own []types.TransactWriteItem) (err error) {
 	total, err := totalEffect(batches)
 	if err != nil {
@@ -874,16 +895,22 @@ func (r *importRun) finishInGroup(ctx context.Context, batches []*importBatch, o
 	}()
 	return r.s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		items := slices.Clone(own)
+		var books *GroupBalances
+		for _, d := range deltas {
+			if add := r.s.balancesUpdate(r.groupID, d); len(aws.ToString(add.Update.UpdateExpression)) <= maxExpressionLength {
+				items = append(items, add)
+				continue
+			}
+			if books == nil {
+				if books, err = r.booksNow(ctx); err != nil {
+					return nil, err
+				}
+			}
+			b := books.Book(d.Currency)
+			b.Apply(d)
+			items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: &r.s.table, Item: bookItem(r.groupID, b)}})
+		}
 		if len(deltas) > 0 {
-			books, err := r.booksNow(ctx)
-			if err != nil {
-				return nil, err
-			}
-			for _, d := range deltas {
-				b := books.Book(d.Currency)
-				b.Apply(d)
-				items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: &r.s.table, Item: bookItem(r.groupID, b)}})
-			}
 			l.addCurrencies(deltas)
 			l.bumpVersion()
 		}

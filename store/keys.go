@@ -32,6 +32,8 @@ import (
 //	usage counters       USER#<userId>       USAGE#<YYYY-MM-DD>               (expires: ttl)
 //	kept rate table      RATE#<YYYY-MM-DD>   PROVIDER#<provider>              (expires: ttl)
 //	spending summary     GROUP#<groupId>     SPEND#<YYYY-MM-DD>#<currency>
+//	import's spending    GROUP#<groupId>     SPEND#<YYYY-MM-DD>#<currency>#<fileHash>
+//	import record        GROUP#<groupId>     IMPORT#<fileHash>
 //	recurring expense    GROUP#<groupId>     SERIES#<seriesId>                DUE#<shard> / <nextOn>#<groupId>#<seriesId>  SERIES#<seriesId> / <groupId>
 //	occurrence marker    GROUP#<groupId>     RECUR#<seriesId>#<YYYY-MM-DD>
 //	occurrence (expense) the expense's keys, and                              SERIES#<seriesId> / OCCURS#<spentAt>#<expenseId>

@@ -4175,9 +4175,10 @@ type ImportReport {
 extend type Mutation {
   """
   Import a file into a group, or into a new group (see docs/import.md). A
-  real run is all or nothing as a new group's members see it: the group
-  appears only once everything is written. It is resumable: after a failure
-  run the same mutation again and it continues where it stopped. The same
+  real run is all or nothing as the group's members see it: nothing of it
+  is seen until everything is written, then all of it at once (a new group
+  appears only then). It is resumable: after a failure run the same
+  mutation again and it continues where it stopped. The same
   file imported again into the same group creates nothing
   (` + "`" + `alreadyImported` + "`" + `). A bad file is BAD_USER_INPUT with
   ` + "`" + `extensions.line` + "`" + ` and ` + "`" + `extensions.field` + "`" + `, and nothing written.
@@ -4190,10 +4191,10 @@ extend type Mutation {
 
 extend enum GroupEventType {
   """
-  A file was imported (importGroup): one event per batch of the import, its
-  changes ` + "`" + `import` + "`" + ` (the file's hash), ` + "`" + `batch` + "`" + ` (k/n), ` + "`" + `expenses` + "`" + `,
-  ` + "`" + `settlements` + "`" + ` and ` + "`" + `comments` + "`" + ` (what the batch wrote). A new group's import starts with its
-  GROUP_CREATED; its placeholders join in the first batch.
+  A file was imported (importGroup): one event for the whole import, when
+  it completes, its changes ` + "`" + `import` + "`" + ` (the file's hash), ` + "`" + `expenses` + "`" + `,
+  ` + "`" + `settlements` + "`" + ` and ` + "`" + `comments` + "`" + ` (what the import wrote). A new group's import
+  starts with its GROUP_CREATED; the placeholders it adds join with it.
   """
   GROUP_IMPORTED
 }
