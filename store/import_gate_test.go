@@ -119,6 +119,22 @@ func importedItems(t *testing.T, f fixture, groupID string) map[string][]string 
 	}
 }
 
+// failNthTransaction injects a failure into the nth TransactWriteItems
+// after failAt(n); failAt(0) stops it.
+func failNthTransaction() (failAt func(n int), fault *dynamotest.Fault) {
+	var fail, calls atomic.Int64
+	fault = dynamotest.NewFault(func(op string, _ int) error {
+		if op == "TransactWriteItems" && fail.Load() > 0 && calls.Add(1) == fail.Load() {
+			return errors.New("injected: connection reset")
+		}
+		return nil
+	})
+	return func(n int) {
+		calls.Store(0)
+		fail.Store(int64(n))
+	}, fault
+}
+
 // TestImportIntoAGroupIsSeenWholeOrNotAtAll: an import into a group with
 // an expense of its own fails at each of its transactions in turn. After
 // each failure the members see exactly what they saw before (lists, items
@@ -127,13 +143,7 @@ func importedItems(t *testing.T, f fixture, groupID string) map[string][]string 
 // counts as usual; running the import again shows all of it at once, with
 // one GROUP_IMPORTED event, the file's effect on the balances, and no drift.
 func TestImportIntoAGroupIsSeenWholeOrNotAtAll(t *testing.T) {
-	var fail, calls atomic.Int64
-	fault := dynamotest.NewFault(func(op string, _ int) error {
-		if op == "TransactWriteItems" && fail.Load() > 0 && calls.Add(1) == fail.Load() {
-			return errors.New("injected: connection reset")
-		}
-		return nil
-	})
+	failAt, fault := failNthTransaction()
 	f := newFixture(t, fault.Option())
 	p := importPlan(120)
 	for n := 1; ; n++ {
@@ -143,10 +153,9 @@ func TestImportIntoAGroupIsSeenWholeOrNotAtAll(t *testing.T) {
 		in := importInput(p, fmt.Sprintf("whole-%d", n))
 		in.GroupID, in.Members = g.ID, map[string]string{"Alice": "1"}
 
-		calls.Store(0)
-		fail.Store(int64(n))
+		failAt(n)
 		_, err := f.ImportGroup(ctx, in)
-		fail.Store(0)
+		failAt(0)
 		if err == nil {
 			require.Greater(t, n, 3, "the plan takes several batches")
 			break
@@ -351,22 +360,16 @@ func widePlan() *exchange.Plan {
 // is too wide for one ADD (435 pairs) rewrites the book whole in its last
 // batch, beside a member's expense written after the import started.
 func TestImportOfAWideFileRewritesTheBooks(t *testing.T) {
-	var fail, calls atomic.Int64
-	fault := dynamotest.NewFault(func(op string, _ int) error {
-		if op == "TransactWriteItems" && fail.Load() > 0 && calls.Add(1) == fail.Load() {
-			return errors.New("injected: connection reset")
-		}
-		return nil
-	})
+	failAt, fault := failNthTransaction()
 	f := newFixture(t, fault.Option())
 	g := f.group("1", "2")
 	f.expense(g, "1", "10.00", "1", "2")
 	p := widePlan()
 	in := importInput(p, "wide")
 	in.GroupID, in.Members = g.ID, map[string]string{"Camper 00": "1", "Camper 01": "2"}
-	fail.Store(2)
+	failAt(2)
 	_, err := f.ImportGroup(ctx, in)
-	fail.Store(0)
+	failAt(0)
 	require.Error(t, err)
 	f.expense(g, "2", "4.00", "1", "2")
 	mid := f.seen(g.ID)
