@@ -254,6 +254,39 @@ func TestMyEventsFollowsTheUsersGroups(t *testing.T) {
 	require.Equal(t, 1, api.Live.Count())
 }
 
+// TestMyEventsFollowsGroupsTheUserMakes: a group Ben creates, or imports
+// from a file, while subscribed to myEvents is one of his groups from its
+// first event on.
+func TestMyEventsFollowsGroupsTheUserMakes(t *testing.T) {
+	api := apitest.New(t, apitest.Live())
+	ann, ben := api.User("1001", "Ann"), api.User("1002", "Ben")
+	c := dial(t, api, ben)
+	require.NoError(t, c.Subscribe(context.Background(), "me", `subscription { myEvents { id type } }`, nil))
+	waitSubscribed(t, api, 1)
+
+	made := ben.CreateGroup("Made")
+	ev := nextEvent(t, c, "me", "myEvents")
+	require.Equal(t, "GROUP_CREATED", ev.Type)
+	require.Contains(t, ev.ID, made)
+	ann.Join(made)
+	for ev.Type != "MEMBER_JOINED" {
+		ev = nextEvent(t, c, "me", "myEvents")
+	}
+	ann.Expense(made, "4.00", "1001", "1002")
+	require.Equal(t, "EXPENSE_CREATED", nextEvent(t, c, "me", "myEvents").Type)
+
+	file := apitest.File{Name: "trip.csv", Data: []byte("Date,Description,Category,Cost,Currency,Ben,Dev\n2026-03-01,Taxi,Taxi,10.00,INR,5.00,-5.00\n")}
+	var imported importReport
+	ben.Must(&imported, importMutation, "file", file, "dry", false)
+	for _, want := range []string{"GROUP_CREATED", "GROUP_IMPORTED"} {
+		ev := nextEvent(t, c, "me", "myEvents")
+		require.Equal(t, want, ev.Type)
+		require.Contains(t, ev.ID, imported.ImportGroup.Group.ID)
+	}
+	ben.Expense(imported.ImportGroup.Group.ID, "3.00", "1002")
+	require.Equal(t, "EXPENSE_CREATED", nextEvent(t, c, "me", "myEvents").Type)
+}
+
 func TestChangesCatchesUpExactlyAfterADisconnect(t *testing.T) {
 	api := apitest.New(t, apitest.Live())
 	ann, ben := api.User("1001", "Ann"), api.User("1002", "Ben")

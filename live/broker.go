@@ -11,13 +11,13 @@ import (
 )
 
 // Broker carries activity events between instances (LIVE_BROKER): one
-// channel per group, and one per user for the member_joined events that
-// bring a user into a group. The instance reading a shard publishes its
+// channel per group, and one per user for the events that bring a user
+// into a group (Event.Joiner: member_joined, group_created). The instance reading a shard publishes its
 // groups' events; every instance receives the channels its local
 // subscribers watch.
 type Broker interface {
 	// Publish sends events (of any groups, each group's in order) on their
-	// groups' channels, and each member_joined also on the joining user's.
+	// groups' channels, and each event a user joins by also on that user's.
 	Publish(ctx context.Context, events []store.Event) error
 	// Receive hands what arrives on the watched channels to deliver until
 	// ctx ends, resubscribing after a reconnection.

@@ -325,7 +325,7 @@ func (h *Hub) publishGroup(ctx context.Context, events []store.Event) {
 
 // candidates are the subscriptions that may want the group's events: its
 // subscribers, and every-group subscribers who are in it or join it in these
-// events.
+// events (by joining, or by creating it).
 func (h *Hub) candidates(groupID string, events []store.Event) []*Subscription {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -337,8 +337,8 @@ func (h *Hub) candidates(groupID string, events []store.Event) []*Subscription {
 		subs = append(subs, s)
 	}
 	for _, ev := range events {
-		if ev.Type == store.EventMemberJoined && ev.Subject.Kind == store.SubjectMember {
-			for s := range h.byUser[ev.Subject.ID] {
+		if joiner, ok := ev.Joiner(); ok {
+			for s := range h.byUser[joiner] {
 				if !s.groups[groupID] && !slices.Contains(subs, s) {
 					subs = append(subs, s)
 				}

@@ -104,6 +104,20 @@ func (ev *Event) InviteRef() (InviteRef, bool) {
 	return InviteRef{GroupID: ev.GroupID, ID: ev.Subject.ID, KeyTime: ev.Subject.CreatedAt}, ev.Subject.Kind == SubjectInvite
 }
 
+// Joiner is the user who becomes a member of the group with this event:
+// the one a MEMBER_JOINED names, and the creator of a group (whose
+// GROUP_CREATED starts the group made by createGroup or an import); ok is
+// false for every other event.
+func (ev *Event) Joiner() (userID string, ok bool) {
+	switch {
+	case ev.Type == EventMemberJoined && ev.Subject.Kind == SubjectMember:
+		return ev.Subject.ID, true
+	case ev.Type == EventGroupCreated:
+		return ev.ActorID, ev.ActorID != ""
+	}
+	return "", false
+}
+
 // eventRecord is the GROUP#<groupId> / EVENT#<seq> item. It is written once
 // and never changed.
 type eventRecord struct {

@@ -4317,7 +4317,8 @@ type Subscription {
   groupEvents("The group." groupId: ID!): GroupEvent!
   """
   The activity events of every group you are in from now on, including
-  groups you join while subscribed; a group you leave stops sending.
+  groups you join, create or import while subscribed (from their first
+  event); a group you leave stops sending.
   """
   myEvents: GroupEvent!
 }

@@ -102,8 +102,9 @@ func (b *Broker) Close() error { return b.client.Close() }
 func (b *Broker) groupChannel(id string) string { return b.prefix + "group:" + id }
 func (b *Broker) userChannel(id string) string  { return b.prefix + "user:" + id }
 
-// Publish sends each group's events on its channel, and each member_joined
-// event also on the joining user's.
+// Publish sends each group's events on its channel, and each event by
+// which a user joins (Event.Joiner: member_joined, group_created) also on
+// that user's.
 func (b *Broker) Publish(ctx context.Context, events []store.Event) error {
 	for len(events) > 0 {
 		n := 1
@@ -114,8 +115,8 @@ func (b *Broker) Publish(ctx context.Context, events []store.Event) error {
 			return err
 		}
 		for _, ev := range events[:n] {
-			if ev.Type == store.EventMemberJoined && ev.Subject.Kind == store.SubjectMember {
-				if err := b.send(ctx, b.userChannel(ev.Subject.ID), []store.Event{ev}); err != nil {
+			if joiner, ok := ev.Joiner(); ok {
+				if err := b.send(ctx, b.userChannel(joiner), []store.Event{ev}); err != nil {
 					return err
 				}
 			}
