@@ -108,6 +108,8 @@ type config struct {
 
 	// MaxUploadBytes bounds a multipart request (importGroup's file): IMPORT_MAX_BYTES.
 	MaxUploadBytes int64
+	// MaxUploads bounds the multipart requests read at once: IMPORT_MAX_CONCURRENT.
+	MaxUploads int
 }
 
 // getenv reads one setting; every setting loadConfig reads goes through it,
@@ -171,6 +173,9 @@ func loadConfig() (config, error) {
 	}
 	if c.MaxUploadBytes, err = strconv.ParseInt(env("IMPORT_MAX_BYTES", strconv.Itoa(httpapi.DefaultMaxUploadBytes)), 10, 64); err != nil || c.MaxUploadBytes <= 0 {
 		return c, fmt.Errorf("IMPORT_MAX_BYTES must be a positive number of bytes")
+	}
+	if c.MaxUploads, err = strconv.Atoi(env("IMPORT_MAX_CONCURRENT", strconv.Itoa(httpapi.DefaultMaxUploads))); err != nil || c.MaxUploads <= 0 {
+		return c, fmt.Errorf("IMPORT_MAX_CONCURRENT must be a positive number of uploads")
 	}
 	d := limits.Defaults()
 	for _, l := range []struct {
@@ -521,7 +526,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 		Addr: ":" + cfg.Port,
 		Handler: httpapi.New(httpapi.Config{
 			Store: s, Log: log, BotToken: cfg.BotToken, AuthMaxAge: cfg.AuthMaxAge,
-			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes,
+			CORSOrigins: cfg.CORSOrigins, MaxBodyBytes: cfg.MaxBodyBytes, MaxUploadBytes: cfg.MaxUploadBytes, MaxUploads: cfg.MaxUploads,
 			Playground: cfg.Playground, PlaygroundHeadersFromLink: cfg.localEngine(), LoaderWait: cfg.LoaderWait,
 			Limits: cfg.Limits, MaxDynamoDBCalls: cfg.MaxCalls, InviteLinks: cfg.InviteLinks,
 			TokenCacheTTL: cfg.TokenCacheTTL, Quota: cfg.Quota, ClientIPHeader: cfg.ClientIPHeader,

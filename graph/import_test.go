@@ -1,12 +1,15 @@
 package graph_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/apitest"
@@ -360,4 +363,56 @@ func TestImportOfASpliitExport(t *testing.T) {
 	require.Equal(t, "Alps 2026", out.ImportGroup.Group.Title)
 	require.NotZero(t, out.ImportGroup.Expenses)
 	require.NotEmpty(t, out.ImportGroup.Members)
+}
+
+// TestImportUploadsAreReadAFewAtATime: with IMPORT_MAX_CONCURRENT at 1, an
+// upload whose body is still arriving holds the one slot: another is
+// refused at once with 503 UNAVAILABLE and a Retry-After, before its body
+// is read; once the first is done, the next is read.
+func TestImportUploadsAreReadAFewAtATime(t *testing.T) {
+	api := apitest.New(t, func(c *httpapi.Config) { c.MaxUploads = 1 })
+	alice := api.User("111", "Aarav")
+	file := splitwiseFile(t, "group_two_currencies_crlf.csv")
+	upload := func(body io.Reader, contentType string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, api.URL(), body)
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Authorization", alice.Header())
+		req.Header.Set("Apollo-Require-Preflight", "1")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	buf, contentType := apitest.MultipartBody(t, map[string]any{"query": importMutation, "variables": map[string]any{"file": file}})
+	whole := buf.Bytes()
+
+	slow, feed := io.Pipe()
+	first := make(chan *http.Response)
+	go func() { first <- upload(slow, contentType) }()
+	_, err := feed.Write(whole[:len(whole)/2]) // read by the server: the first holds its slot
+	require.NoError(t, err)
+
+	// The first's handler may take its slot a moment after its bytes left.
+	var refused *http.Response
+	require.Eventually(t, func() bool {
+		refused = upload(bytes.NewReader(whole), contentType)
+		return refused.StatusCode == http.StatusServiceUnavailable
+	}, 10*time.Second, 10*time.Millisecond)
+	require.Equal(t, "2", refused.Header.Get("Retry-After"))
+	var out struct {
+		Errors []struct {
+			Message    string
+			Extensions struct{ Code string }
+		}
+	}
+	require.NoError(t, json.NewDecoder(refused.Body).Decode(&out))
+	require.Equal(t, "UNAVAILABLE", out.Errors[0].Extensions.Code)
+
+	_, err = feed.Write(whole[len(whole)/2:])
+	require.NoError(t, err)
+	require.NoError(t, feed.Close())
+	require.Equal(t, http.StatusOK, (<-first).StatusCode)
+	require.Equal(t, http.StatusOK, upload(bytes.NewReader(whole), contentType).StatusCode, "the slot is free again")
 }

@@ -47,6 +47,9 @@ type Config struct {
 	MaxBodyBytes int64
 	// MaxUploadBytes limits a multipart request (an upload; default DefaultMaxUploadBytes).
 	MaxUploadBytes int64
+	// MaxUploads is how many multipart requests are read at once (default
+	// DefaultMaxUploads); more are refused with 503.
+	MaxUploads int
 	// Playground serves GraphiQL at / (with its assets under
 	// playground.AssetsPath and the icon at /favicon.ico).
 	Playground bool
@@ -148,6 +151,9 @@ func New(cfg Config) http.Handler {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if cfg.MaxUploads <= 0 {
+		cfg.MaxUploads = DefaultMaxUploads
+	}
 	if cfg.MaxUploadBytes <= 0 {
 		cfg.MaxUploadBytes = DefaultMaxUploadBytes
 	}
@@ -194,7 +200,7 @@ func New(cfg Config) http.Handler {
 
 	operations := withClientAddr(cfg.ClientIPHeader, authn.Middleware(loaders.Middleware(cfg.Store, cfg.LoaderWait, loaders.ObserveBatches(hooks.loaderBatches))(gql)))
 	requests := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, cfg.Metrics, limitBody(cfg.MaxBodyBytes, cfg.Metrics, operations))
-	uploads := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, cfg.Metrics, requirePreflight(cfg.Metrics, limitBody(cfg.MaxUploadBytes, cfg.Metrics, operations)))
+	uploads := withRequest(cfg.Log, cfg.MaxDynamoDBCalls, cfg.Metrics, requirePreflight(cfg.Metrics, limitUploads(cfg.MaxUploads, cfg.Metrics, limitBody(cfg.MaxUploadBytes, cfg.Metrics, operations))))
 	liveConns := withLiveLog(cfg.Log, limitBody(cfg.MaxBodyBytes, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(liveT.handler(gql)))))
 	mux := http.NewServeMux()
 	negotiate := negotiator{maxBody: cfg.MaxBodyBytes, limits: cfg.Limits}

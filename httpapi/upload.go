@@ -3,6 +3,7 @@ package httpapi
 import (
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
@@ -17,6 +18,12 @@ import (
 
 // DefaultMaxUploadBytes is the default bound of a multipart request (IMPORT_MAX_BYTES).
 const DefaultMaxUploadBytes = 10 << 20
+
+// DefaultMaxUploads is how many multipart requests an instance reads at
+// once unless configured (IMPORT_MAX_CONCURRENT). Each holds its file in
+// memory, and its import the file's plan: the cap bounds what uploads can
+// take together, about this many times IMPORT_MAX_BYTES and a plan each.
+const DefaultMaxUploads = 4
 
 // preflightHeaders are the headers one of which a multipart request must
 // carry, as Apollo Server requires: a browser sends a multipart form across
@@ -50,3 +57,24 @@ func requirePreflight(m *metrics.Metrics, next http.Handler) http.Handler {
 func uploadTransport(max int64) transport.MultipartForm {
 	return transport.MultipartForm{MaxUploadSize: max, MaxMemory: max + 1}
 }
+
+// limitUploads lets at most n multipart requests through at once; one more
+// is refused with 503 UNAVAILABLE and a Retry-After before its body is
+// read, as any overloaded request is.
+func limitUploads(n int, m *metrics.Metrics, next http.Handler) http.Handler {
+	slots := make(chan struct{}, n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+			next.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Retry-After", strconv.Itoa(uploadRetryAfter))
+			writeError(r.Context(), w, m, http.StatusServiceUnavailable, graph.CodeUnavailable,
+				"this instance is reading "+strconv.Itoa(n)+" uploads already; try again in a moment")
+		}
+	})
+}
+
+// uploadRetryAfter is the Retry-After, in seconds, of an upload refused at the cap.
+const uploadRetryAfter = 2
