@@ -447,3 +447,42 @@ func TestImportNamesAtMostSoManyMembers(t *testing.T) {
 	require.Len(t, f.seen(g.ID).Expenses, 2)
 	requireNoDrift(t, f, g.ID)
 }
+
+// TestImportWaitsForAMemberWhoLeftMeanwhile: Carol is member 3. She
+// leaves while the import runs (she owes nothing the group can see), so
+// running it again is refused (BAD_USER_INPUT naming her, or CONFLICT from
+// the last batch's condition) and nothing is seen; once she joins again,
+// running it again completes it.
+func TestImportWaitsForAMemberWhoLeftMeanwhile(t *testing.T) {
+	failAt, fault := failNthTransaction()
+	f := newFixture(t, fault.Option())
+	g := f.group("1", "2", "3")
+	p := importPlan(60)
+	in := importInput(p, "left")
+	in.GroupID, in.Members = g.ID, map[string]string{"Alice": "1", "Bob": "2", "Carol": "3"}
+	failAt(2)
+	_, err := f.ImportGroup(ctx, in)
+	failAt(0)
+	require.Error(t, err)
+	_, err = f.LeaveGroup(ctx, g.ID, "3")
+	require.NoError(t, err)
+	before := f.seen(g.ID)
+	// The same request again says who is missing; without its members
+	// (the record keeps how names were mapped) the last batch is refused.
+	_, err = f.ImportGroup(ctx, in)
+	var problem *exchange.Problem
+	require.ErrorAs(t, err, &problem)
+	require.Contains(t, problem.Message, `"Carol" is mapped to 3, who is not a member of the group`)
+	bare := in
+	bare.Members = nil
+	_, err = f.ImportGroup(ctx, bare)
+	require.ErrorIs(t, err, store.ErrConflict)
+	require.Equal(t, before, f.seen(g.ID))
+	_, _, err = f.JoinGroup(ctx, g.ID, user("3"))
+	require.NoError(t, err)
+	res, err := f.ImportGroup(ctx, in)
+	require.NoError(t, err)
+	require.Len(t, f.seen(g.ID).Expenses, 60)
+	requireNoDrift(t, f, g.ID)
+	requireFileBalances(t, f, res, p)
+}
