@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/fracti/api/internal/apitest"
 	"github.com/fracti/api/internal/dynamotest"
 	"github.com/stretchr/testify/require"
@@ -263,7 +265,13 @@ func TestCommentsInTheActivity(t *testing.T) {
 }
 
 func TestGroupEventsDeliversComments(t *testing.T) {
-	api := apitest.New(t, apitest.Live())
+	requireCommentEvents(t, apitest.New(t, apitest.Live()))
+}
+
+// requireCommentEvents: Ben, subscribed to his group's events, gets Ann's
+// COMMENT_ADDED and COMMENT_DELETED, each with its comment as subject.
+func requireCommentEvents(t *testing.T, api *apitest.API) {
+	t.Helper()
 	ann, ben := api.User("1001", "Ann"), api.User("1002", "Ben")
 	g := ann.CreateGroup("Dinner")
 	ben.Join(g)
@@ -275,15 +283,19 @@ func TestGroupEventsDeliversComments(t *testing.T) {
 	waitSubscribed(t, api, 1)
 
 	added := addComment(t, ann, exp, "Who had the dessert?")
+	// deleteComment finds the comment by id, through GSI2: with gsi2Lags,
+	// only once the index caught up.
+	indexCaughtUp.Store(true)
 	ann.Must(nil, `mutation($id: ID!) { deleteComment(id: $id) }`, "id", added.ID)
+	indexCaughtUp.Store(false)
 	for _, want := range []string{"COMMENT_ADDED", "COMMENT_DELETED"} {
 		var ev liveEvent
 		for ev.Type != want { // the expense's event, recorded just before, may come first
 			ev = nextEvent(t, c, "1", "groupEvents")
 		}
 		require.Equal(t, "Ann", ev.Actor.Name)
-		require.Equal(t, "Comment", ev.Subject.Typename)
-		require.Equal(t, added.ID, ev.Subject.ID)
+		require.Equal(t, "Comment", ev.Subject.Typename, want)
+		require.Equal(t, added.ID, ev.Subject.ID, want)
 	}
 }
 
@@ -313,10 +325,10 @@ func TestCommentsOfAPageOfExpensesCostPerComment(t *testing.T) {
 	alice.Must(nil, q, "g", group, "n", 20)
 }
 
-// A page of activity whose events are comments looks each subject up by id
-// (an event names a comment by id alone): one GSI2 Query per comment, all
-// sent together by the comments loader in the wave after the page of
-// events; the authors are members already read.
+// A page of activity whose events are comments reads every subject by its
+// key (an event carries the comment's expense and time): one BatchGetItem
+// for them all in the wave after the page of events; the authors are
+// members already read.
 func TestCommentSubjectsAreLookedUpInOneWave(t *testing.T) {
 	api := apitest.NewWithLatency(t, latency)
 	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
@@ -347,7 +359,7 @@ func TestCommentSubjectsAreLookedUpInOneWave(t *testing.T) {
 		require.Equal(t, fmt.Sprint("comment ", 9-i), n.Subject.Body)
 		require.Equal(t, "Bob", n.Subject.Author.Name)
 	}
-	require.Equal(t, map[string]int{"BatchGetItem": 1, "Query": 2 + 10}, calls)
+	require.Equal(t, map[string]int{"BatchGetItem": 2, "Query": 2}, calls, "no GSI2 look-up per comment")
 	require.Equal(t, 2, waves, "the page of events, then every lookup at once")
 }
 
@@ -426,4 +438,33 @@ func TestAddCommentWithAnIdempotencyKey(t *testing.T) {
 	require.Equal(t, before, activityTypes(t, alice, group))
 	nodes, _, _ := commentsOf(t, alice, expense, 10, nil)
 	require.Equal(t, []commentResult{first.AddComment}, nodes)
+}
+
+// indexCaughtUp turns gsi2Lags off.
+var indexCaughtUp atomic.Bool
+
+// gsi2Lags answers every look-up of a comment in GSI2 with nothing, as
+// DynamoDB's index does for a moment after a write.
+func gsi2Lags(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+		return st.Initialize.Add(middleware.InitializeMiddlewareFunc("GSI2Lag",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if q, ok := in.Parameters.(*dynamodb.QueryInput); ok && aws.ToString(q.IndexName) == "GSI2" && commentLookup(q) && !indexCaughtUp.Load() {
+					return middleware.InitializeOutput{Result: &dynamodb.QueryOutput{}}, middleware.Metadata{}, nil
+				}
+				return next.HandleInitialize(ctx, in)
+			}), middleware.Before)
+	})
+}
+
+// TestCommentEventsCarryTheirCommentWhileTheIndexLags: a live subscriber
+// gets COMMENT_ADDED and COMMENT_DELETED with their comment even while
+// GSI2 has not caught up: the events locate it by its key.
+func TestCommentEventsCarryTheirCommentWhileTheIndexLags(t *testing.T) {
+	requireCommentEvents(t, apitest.NewWithClientOptions(t, []func(*dynamodb.Options){gsi2Lags}, apitest.Live()))
+}
+
+func commentLookup(q *dynamodb.QueryInput) bool {
+	pk, _ := q.ExpressionAttributeValues[":pk"].(*types.AttributeValueMemberS)
+	return pk != nil && strings.HasPrefix(pk.Value, "COMMENT#")
 }

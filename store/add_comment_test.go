@@ -52,7 +52,15 @@ func TestAddComment(t *testing.T) {
 	require.Empty(t, ev.Changes, "the body is not copied into the log")
 	ref, ok := ev.CommentRef()
 	require.True(t, ok)
-	require.Equal(t, store.CommentRef{ID: c.ID, GroupID: g.ID}, ref)
+	require.Equal(t, c.Ref(), ref, "by key: found the moment it is written")
+	old := ev
+	old.Subject.ExpenseID = "" // an event written before events carried the expense
+	ref, ok = old.CommentRef()
+	require.True(t, ok)
+	require.Equal(t, store.CommentRef{ID: c.ID, GroupID: g.ID}, ref, "by id, through GSI2")
+	found, err := f.GetComments(ctx, []store.CommentRef{ref})
+	require.NoError(t, err)
+	require.Equal(t, c.ID, found[0].ID)
 	broken, err := f.VerifyChain(ctx, g.ID)
 	require.NoError(t, err)
 	require.Empty(t, broken)

@@ -140,12 +140,18 @@ func (s *Store) newCommentID() string {
 func commentEvent(t EventType, c *Comment, actor string, at time.Time) Event {
 	return Event{
 		GroupID: c.GroupID, Type: t, ActorID: actor, At: at,
-		Subject: Subject{Kind: SubjectComment, ID: c.ID, CreatedAt: c.CreatedAt},
+		Subject: Subject{Kind: SubjectComment, ID: c.ID, CreatedAt: c.CreatedAt, ExpenseID: c.ExpenseID},
 	}
 }
 
 // CommentRef locates the comment the event is about (ok false for other
-// subjects); it carries no expense, so the comment is found by id.
+// subjects): by its key, so that a live subscriber gets it the moment it is
+// written (GSI2 follows a moment later); an event written before events
+// carried the expense, by id.
 func (ev *Event) CommentRef() (CommentRef, bool) {
-	return CommentRef{ID: ev.Subject.ID, GroupID: ev.GroupID}, ev.Subject.Kind == SubjectComment
+	ref := CommentRef{ID: ev.Subject.ID, GroupID: ev.GroupID}
+	if ev.Subject.ExpenseID != "" {
+		ref.ExpenseID, ref.CreatedAt = ev.Subject.ExpenseID, ev.Subject.CreatedAt
+	}
+	return ref, ev.Subject.Kind == SubjectComment
 }

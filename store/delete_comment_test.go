@@ -36,7 +36,7 @@ func TestDeleteComment(t *testing.T) {
 	events, err := f.ListEvents(ctx, g.ID, store.PageArgs{First: 1})
 	require.NoError(t, err)
 	require.Equal(t, store.EventCommentDeleted, events.Items[0].Type)
-	require.Equal(t, store.Subject{Kind: store.SubjectComment, ID: c.ID, CreatedAt: c.CreatedAt}, events.Items[0].Subject)
+	require.Equal(t, store.Subject{Kind: store.SubjectComment, ID: c.ID, CreatedAt: c.CreatedAt, ExpenseID: e.ID}, events.Items[0].Subject)
 
 	// Deleting twice is refused and writes nothing.
 	_, err = f.DeleteComment(ctx, c, "2")

@@ -63,6 +63,10 @@ type Subject struct {
 	// invite's expiry (zero for an invite keyed by id alone, before expiry
 	// led its key).
 	CreatedAt time.Time
+	// ExpenseID is, for a comment, the expense it is on: with CreatedAt it
+	// makes the comment's table key. It only locates the subject, so the
+	// event's hash does not cover it; events before it have none.
+	ExpenseID string
 }
 
 // Change is one field's value before and after a change, as display strings;
@@ -130,6 +134,7 @@ type eventRecord struct {
 	SubjectKind      string         `dynamodbav:"subjectKind"`
 	SubjectID        string         `dynamodbav:"subjectId"`
 	SubjectCreatedAt string         `dynamodbav:"subjectCreatedAt,omitempty"`
+	SubjectExpenseID string         `dynamodbav:"subjectExpenseId,omitempty"`
 	Changes          []changeRecord `dynamodbav:"changes"`
 	PrevHash         string         `dynamodbav:"prevHash,omitempty"`
 	Hash             string         `dynamodbav:"hash"`
@@ -163,7 +168,7 @@ func (ev *Event) record() eventRecord {
 	r := eventRecord{
 		itemKey: itemKey{PK: groupPK(ev.GroupID), SK: eventSK(ev.Seq)},
 		GroupID: ev.GroupID, Seq: ev.Seq, Type: string(ev.Type), ActorID: ev.ActorID, At: formatTime(ev.At),
-		SubjectKind: string(ev.Subject.Kind), SubjectID: ev.Subject.ID,
+		SubjectKind: string(ev.Subject.Kind), SubjectID: ev.Subject.ID, SubjectExpenseID: ev.Subject.ExpenseID,
 		Changes: changeRecords(ev.Changes), PrevHash: ev.PrevHash, Hash: ev.Hash, FormatVersion: formatCurrent,
 	}
 	if !ev.Subject.CreatedAt.IsZero() {
@@ -179,7 +184,7 @@ func (r *eventRecord) event() (Event, error) {
 	}
 	ev := Event{
 		GroupID: r.GroupID, Seq: r.Seq, Type: EventType(r.Type), ActorID: r.ActorID, At: at,
-		Subject:  Subject{Kind: SubjectKind(r.SubjectKind), ID: r.SubjectID},
+		Subject:  Subject{Kind: SubjectKind(r.SubjectKind), ID: r.SubjectID, ExpenseID: r.SubjectExpenseID},
 		Changes:  changesOf(r.Changes),
 		PrevHash: r.PrevHash, Hash: r.Hash,
 	}
