@@ -12,7 +12,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/exchange"
 	"github.com/fracti/api/ledger"
@@ -161,9 +160,16 @@ type importRun struct {
 	result   ImportResult
 	started  time.Time
 	zone     string
-	// mark is the hash an existing group's imported items carry until the
-	// import completes (import_gate.go); "" for a new group.
-	mark string
+}
+
+// mark is the hash an existing group's imported items carry until the
+// import completes (import_gate.go); "" for a new group, which nobody
+// reaches before then anyway.
+func (r *importRun) mark() string {
+	if r.in.GroupID == "" {
+		return ""
+	}
+	return r.in.FileHash
 }
 
 // ImportGroup imports a Plan into a group (see the comment at the top of
@@ -174,8 +180,6 @@ func (s *Store) ImportGroup(ctx context.Context, in ImportInput) (ImportResult, 
 	r := &importRun{s: s, in: in, groupID: in.GroupID, started: s.stamp()}
 	if r.groupID == "" {
 		r.groupID = ImportGroupID(in.Importer.UserID, in.FileHash)
-	} else {
-		r.mark = in.FileHash
 	}
 	r.result.GroupID = r.groupID
 	rec, found, err := s.readImport(ctx, r.groupID, in.FileHash)
@@ -242,14 +246,12 @@ func (s *Store) ImportGroup(ctx context.Context, in ImportInput) (ImportResult, 
 
 // readImport reads the import record, strongly consistent.
 func (s *Store) readImport(ctx context.Context, groupID, fileHash string) (importRecord, bool, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &s.table, Key: tableKey(groupPK(groupID), importSK(fileHash)), ConsistentRead: aws.Bool(true),
-	})
-	if err != nil || out.Item == nil {
+	item, found, err := s.getItem(ctx, groupPK(groupID), importSK(fileHash), true)
+	if err != nil || !found {
 		return importRecord{}, false, err
 	}
 	var rec importRecord
-	if err := attributevalue.UnmarshalMap(out.Item, &rec); err != nil {
+	if err := attributevalue.UnmarshalMap(item, &rec); err != nil {
 		return importRecord{}, false, fmt.Errorf("decode import record: %w", err)
 	}
 	return rec, true, nil
@@ -835,14 +837,15 @@ func (r *importRun) write(ctx context.Context, batches []*importBatch, k int) er
 // import record moved on to the next batch, completed by the last.
 func (r *importRun) ownItems(batches []*importBatch, k int) ([]types.TransactWriteItem, error) {
 	b := batches[k]
-	items := r.s.importSpendingUpdates(r.groupID, r.mark, b.spending)
+	mark := r.mark()
+	items := r.s.importSpendingUpdates(r.groupID, mark, b.spending)
 	for _, rec := range b.puts {
 		put, err := r.s.putNew(rec, "imported item")
 		if err != nil {
 			return nil, err
 		}
-		if r.mark != "" {
-			put.Put.Item[attrImport] = str(r.mark)
+		if mark != "" {
+			put.Put.Item[attrImport] = str(mark)
 		}
 		items = append(items, put)
 	}
