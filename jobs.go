@@ -9,6 +9,7 @@ import (
 	"github.com/fracti/api/notify"
 	"github.com/fracti/api/schedule"
 	"github.com/fracti/api/store"
+	"github.com/fracti/api/tonverify"
 )
 
 // recurringConfig is how the scheduler creates recurring expenses'
@@ -34,11 +35,11 @@ func loadRecurringConfig() (recurringConfig, error) {
 
 // startJobs starts this instance's timed work (package schedule): every
 // instance runs every job, and each job's conditional writes make its work
-// happen once however many run it.
-func startJobs(cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier) *schedule.Scheduler {
+// happen once however many run it. ton is the verifier the API uses too.
+func startJobs(cfg config, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, ton *tonverify.Verifier) *schedule.Scheduler {
 	jobs := schedule.New(schedule.Options{Log: log, Observe: m.JobRun})
 	jobs.Register("recurring", cfg.Recurring.Interval, recurringJob(s, cfg.Recurring.CatchUp, log))
-	jobs.Register("ton-verify", cfg.TON.Interval, tonVerifyJob(cfg.TON.verifier(s, log), log))
+	jobs.Register("ton-verify", cfg.TON.Interval, tonVerifyJob(ton, log))
 	if cfg.Notify.On && n != nil {
 		registerNotifyJobs(jobs, n, cfg.Notify.JobInterval, log)
 	}

@@ -518,7 +518,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 	if err != nil {
 		return err
 	}
-	jobs := startJobs(cfg, s, log, m, notifier)
+	ton := cfg.TON.verifier(s, log)
+	jobs := startJobs(cfg, s, log, m, notifier, ton)
 	if cfg.BotToken == "" {
 		log.Warn("TELEGRAM_BOT_TOKEN is not set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
 	}
@@ -536,7 +537,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, args []string) err
 			Rates: cfg.Rates.service(s, log),
 			Bot:   bot, WebhookSecret: cfg.WebhookSecret,
 			Reminders: reminders(notifier),
-			TON:       cfg.TON.verifier(s, log),
+			TON:       ton,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,

@@ -2,8 +2,8 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,19 +11,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// checkUnchanged: the verification is still pending, of the same
-// transaction, at the attempt it was read at (:seen; an absent count is 0).
-func checkUnchanged(attempts int) string {
+// checkUnchanged is the condition that the verification is still pending,
+// of the same transaction, at the attempt st was read at (:vSeen; an absent
+// count is 0), with its values.
+func checkUnchanged(st Settlement) (string, map[string]types.AttributeValue) {
 	c := attrVerifyState + " = :vPending AND " + attrTxHash + " = :vHash AND "
-	if attempts == 0 {
-		return c + "(" + attrNotExists(attrVerifyAttempts) + " OR " + attrVerifyAttempts + " = :vSeen)"
+	if st.Verification.Attempts == 0 {
+		c += "(" + attrNotExists(attrVerifyAttempts) + " OR " + attrVerifyAttempts + " = :vSeen)"
+	} else {
+		c += attrVerifyAttempts + " = :vSeen"
 	}
-	return c + attrVerifyAttempts + " = :vSeen"
-}
-
-// checkValues are the values of checkUnchanged.
-func checkValues(st Settlement) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
+	return c, map[string]types.AttributeValue{
 		":vPending": str(string(VerificationPending)), ":vHash": str(st.TxHash), ":vSeen": number(int64(st.Verification.Attempts)),
 	}
 }
@@ -39,9 +37,6 @@ func (s *Store) ClaimTonCheck(ctx context.Context, st Settlement, next time.Time
 		return st, false, nil
 	}
 	set, values := nextCheck(st.ID, next)
-	for k, v := range checkValues(st) {
-		values[k] = v
-	}
 	values[":vOne"] = number(1)
 	if ok, err := s.updateCheck(ctx, st, "SET "+set+", "+attrVerifyAttempts+" = :vSeen + :vOne", values); !ok || err != nil {
 		return st, false, err
@@ -54,19 +49,20 @@ func (s *Store) ClaimTonCheck(ctx context.Context, st Settlement, next time.Time
 }
 
 // updateCheck applies update to st's settlement item on condition that its
-// verification is still the attempt st has (checkUnchanged); false when it
-// is not.
+// verification is still the attempt st has (checkUnchanged, whose values it
+// adds to values, :vSeen among them); false when it is not.
 func (s *Store) updateCheck(ctx context.Context, st Settlement, update string, values map[string]types.AttributeValue) (bool, error) {
+	cond, own := checkUnchanged(st)
+	maps.Copy(values, own)
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.table,
 		Key:                       tableKey(groupPK(st.GroupID), settlementSK(formatTime(st.CreatedAt), st.ID)),
 		UpdateExpression:          aws.String(update),
-		ConditionExpression:       aws.String(checkUnchanged(st.Verification.Attempts)),
+		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeValues: values,
 	})
-	var ccf *types.ConditionalCheckFailedException
 	switch {
-	case errors.As(err, &ccf):
+	case IsCondCheckFailed(err):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("TON check of settlement %s: %w", st.ID, err)

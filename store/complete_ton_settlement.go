@@ -42,12 +42,12 @@ func (s *Store) CompleteTonSettlement(ctx context.Context, st Settlement, transf
 	if err != nil {
 		return Settlement{}, err
 	}
-	values := checkValues(st)
+	cond, values := checkUnchanged(st)
 	values[":vVerified"], values[":vChecked"] = str(string(VerificationVerified)), str(formatTime(now))
 	x := settlementExtra{
 		set:    []string{attrVerifyState + " = :vVerified", attrVerifyChecked + " = :vChecked"},
 		remove: []string{attrVerifyReason, attrVerifyNext, attrGSI1PK, attrGSI1SK},
-		cond:   checkUnchanged(st.Verification.Attempts),
+		cond:   cond,
 		values: values,
 		items:  []types.TransactWriteItem{rec},
 		apply: func(u *Settlement) {

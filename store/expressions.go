@@ -36,6 +36,9 @@ var (
 	tablePrefixCond = prefixKeyCond(attrPK, attrSK)
 	gsi1PrefixCond  = prefixKeyCond(attrGSI1PK, attrGSI1SK)
 	gsi3PrefixCond  = prefixKeyCond(attrGSI3PK, attrGSI3SK)
+	// gsi1UpToCond reads one GSI1 partition's sort keys up to :to (upTo):
+	// the recurring expenses and the TON checks due by a time.
+	gsi1UpToCond = attrGSI1PK + " = :pk AND " + attrGSI1SK + " <= :to"
 	// tableRangeCond reads one partition's sort keys from :from to :to.
 	tableRangeCond = attrPK + " = :pk AND " + attrSK + " BETWEEN :from AND :to"
 	// groupHeadCond reads a group's ledger, books and METADATA (groupHeadRange).

@@ -326,9 +326,10 @@ func dueGSI1SK(nextOn, groupID, seriesID string) string {
 	return nextOn + "#" + groupID + "#" + seriesID
 }
 
-// dueUpTo is the upper bound (inclusive) of the GSI1SK of every series due
-// on or before day: '~' sorts after '#' and every character of an id.
-func dueUpTo(day string) string { return day + "~" }
+// upTo is the upper bound (inclusive) of the sort keys that begin with
+// prefix followed by '#' (dueGSI1SK of a day, tonCheckGSI1SK of a time) or
+// sort before it: '~' sorts after '#' and every character of an id.
+func upTo(prefix string) string { return prefix + "~" }
 
 // parseDueGSI1SK reads a dueGSI1SK back.
 func parseDueGSI1SK(sk string) (nextOn, groupID, seriesID string, ok bool) {
@@ -455,9 +456,6 @@ const (
 
 // tonCheckGSI1SK orders a settlement awaiting verification by its next check.
 func tonCheckGSI1SK(nextAt, settlementID string) string { return nextAt + "#" + settlementID }
-
-// tonCheckUpTo is the upper bound (inclusive) of the GSI1SK of every check due at now.
-func tonCheckUpTo(now string) string { return now + "~" }
 
 // tonTxPK is the record of the payment with the transfer message hash.
 func tonTxPK(hash string) string { return prefixTonTx + hash }

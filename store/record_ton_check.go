@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // RecordTonCheck writes what a claimed check (ClaimTonCheck) found short of
@@ -18,8 +20,7 @@ func (s *Store) RecordTonCheck(ctx context.Context, st Settlement, state Verific
 		return st, false, fmt.Errorf("record TON check of settlement %s: not a pending verification becoming pending or failed", st.ID)
 	}
 	now := s.stamp()
-	values := checkValues(st)
-	values[":vChecked"], values[":vReason"], values[":vState"] = str(formatTime(now)), str(reason), str(string(state))
+	values := map[string]types.AttributeValue{":vChecked": str(formatTime(now)), ":vReason": str(reason), ":vState": str(string(state))}
 	update := "SET " + attrVerifyChecked + " = :vChecked, " + attrVerifyReason + " = :vReason, " + attrVerifyState + " = :vState"
 	if state == VerificationFailed {
 		update += " REMOVE " + attrVerifyNext + ", " + attrGSI1PK + ", " + attrGSI1SK

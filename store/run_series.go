@@ -21,9 +21,6 @@ type RecurringRun struct {
 	Paused  int // series paused because nobody was left
 }
 
-// dueCond selects one shard's series due on or before a day.
-var dueCond = attrGSI1PK + " = :pk AND " + attrGSI1SK + " <= :to"
-
 // RunRecurring creates the occurrences that have fallen due by today, in
 // each group's time zone (the rent of the 1st appears when the 1st begins
 // where the group lives): it finds the series due by the latest day it is
@@ -49,8 +46,8 @@ func (s *Store) RunRecurring(ctx context.Context, catchUp int) (RecurringRun, er
 	var errs []error
 	for shard := range dueShards {
 		items, err := s.collect(ctx, listQuery{
-			list: "due", index: indexGSI1, keyCond: dueCond, forward: true,
-			values: map[string]types.AttributeValue{":pk": str(dueGSI1PK(shard)), ":to": str(dueUpTo(FormatDay(latest)))},
+			list: "due", index: indexGSI1, keyCond: gsi1UpToCond, forward: true,
+			values: map[string]types.AttributeValue{":pk": str(dueGSI1PK(shard)), ":to": str(upTo(FormatDay(latest)))},
 		}, nil, math.MaxInt32)
 		if err != nil {
 			errs = append(errs, err)

@@ -21,19 +21,18 @@ var verificationOpen = "(" + attrNotExists(attrVerifyState) + " OR " + attrVerif
 func (s *Store) SubmitSettlementTx(ctx context.Context, st Settlement, hash string) (Settlement, error) {
 	now := s.stamp()
 	v := Verification{State: VerificationPending, SubmittedAt: now, NextAt: now}
+	next, values := nextCheck(st.ID, now)
+	values[":vState"], values[":vSubmitted"], values[":vZero"] = str(string(VerificationPending)), str(formatTime(now)), number(0)
+	values[":vPK"], values[":verified"] = str(tonCheckGSI1PK), str(string(VerificationVerified))
 	x := settlementExtra{
 		set: []string{
-			attrVerifyState + " = :vState", attrVerifySubmitted + " = :vSubmitted", attrVerifyNext + " = :vNext",
-			attrVerifyAttempts + " = :vZero", attrGSI1PK + " = :vPK", attrGSI1SK + " = :vSK",
+			attrVerifyState + " = :vState", attrVerifySubmitted + " = :vSubmitted", next,
+			attrVerifyAttempts + " = :vZero", attrGSI1PK + " = :vPK",
 		},
 		remove: []string{attrVerifyChecked, attrVerifyReason},
 		cond:   verificationOpen,
-		values: map[string]types.AttributeValue{
-			":vState": str(string(VerificationPending)), ":vSubmitted": str(formatTime(now)), ":vNext": str(formatTime(now)),
-			":vZero": number(0), ":vPK": str(tonCheckGSI1PK), ":vSK": str(tonCheckGSI1SK(formatTime(now), st.ID)),
-			":verified": str(string(VerificationVerified)),
-		},
-		apply: func(u *Settlement) { u.Verification = &v },
+		values: values,
+		apply:  func(u *Settlement) { u.Verification = &v },
 	}
 	return s.updateSettlement(ctx, st, SettlementChange{TxHash: &hash}, st.FromUserID, x)
 }

@@ -94,10 +94,10 @@ func (v *Verifier) Check(ctx context.Context, st store.Settlement) (store.Settle
 		return v.fail(ctx, st, "the settlement was already marked "+strings.ToUpper(string(st.Status))+" by hand")
 	}
 	want, reason, err := v.want(ctx, st)
-	if err != nil || reason != "" {
-		if err != nil {
-			return st, err
-		}
+	if err != nil {
+		return st, err
+	}
+	if reason != "" {
 		return v.fail(ctx, st, reason)
 	}
 	hash, err := tonapi.ParseHash(st.TxHash)
@@ -105,16 +105,17 @@ func (v *Verifier) Check(ctx context.Context, st store.Settlement) (store.Settle
 		return v.fail(ctx, st, "the submitted transaction hash is not readable: "+err.Error())
 	}
 	res, err := v.API.Verify(ctx, hash, want)
-	late := now.Sub(st.Verification.SubmittedAt) >= orDefault(v.GiveUp, DefaultGiveUp)
+	giveUp := orDefault(v.GiveUp, DefaultGiveUp)
+	late := now.Sub(st.Verification.SubmittedAt) >= giveUp
 	switch {
 	case err != nil:
 		v.log().Warn("TON API unavailable; the check comes round again", "settlement", st.ID, "error", err)
 		if late {
-			return v.fail(ctx, st, "gave up: the TON API did not answer for "+orDefault(v.GiveUp, DefaultGiveUp).String())
+			return v.fail(ctx, st, "gave up: the TON API did not answer for "+giveUp.String())
 		}
 		return v.record(ctx, st, store.VerificationPending, "the TON API did not answer; checking again")
 	case res.State == tonapi.Pending && late:
-		return v.fail(ctx, st, "gave up: "+res.Reason+" "+orDefault(v.GiveUp, DefaultGiveUp).String()+" after it was submitted")
+		return v.fail(ctx, st, "gave up: "+res.Reason+" "+giveUp.String()+" after it was submitted")
 	case res.State == tonapi.Pending:
 		return v.record(ctx, st, store.VerificationPending, res.Reason+"; checking again")
 	}
