@@ -21,30 +21,6 @@ func (a Account) String() string {
 	return fmt.Sprintf("%d:%s", a.Workchain, hex.EncodeToString(a.ID[:]))
 }
 
-// ParseAccount reads an address in any form ValidateAddress accepts.
-func ParseAccount(s string) (Account, error) {
-	if err := ValidateAddress(s); err != nil {
-		return Account{}, err
-	}
-	var a Account
-	if wc, h, raw := strings.Cut(s, ":"); raw {
-		if wc == "-1" {
-			a.Workchain = -1
-		}
-		// ValidateAddress has checked 64 hex digits.
-		_, _ = hex.Decode(a.ID[:], []byte(h))
-		return a, nil
-	}
-	enc := base64.RawURLEncoding
-	if strings.ContainsAny(s, "+/") {
-		enc = base64.RawStdEncoding
-	}
-	b, _ := enc.DecodeString(s) // validated: 36 bytes
-	a.Workchain = int8(b[1])
-	copy(a.ID[:], b[2:34])
-	return a, nil
-}
-
 // Friendly is the user-friendly mainnet form (base64url with its checksum),
 // bounceable (EQ…) or not (UQ…), as wallets show an address.
 func (a Account) Friendly(bounceable bool) string {

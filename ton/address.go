@@ -5,6 +5,7 @@ package ton
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -31,18 +32,25 @@ const (
 // (48 base64 characters with a checksum, mainnet or testnet) or raw ("0:" or
 // "-1:" and 64 hex digits), or else an error wrapping ErrInvalidAddress.
 func ValidateAddress(s string) error {
-	if s == "" {
-		return fmt.Errorf("%w: it is empty", ErrInvalidAddress)
-	}
-	if strings.Contains(s, ":") {
-		return validateRaw(s)
-	}
-	return validateFriendly(s)
+	_, err := ParseAccount(s)
+	return err
 }
 
-// validateFriendly checks the 48-character form: 1 flag byte, 1 workchain
+// ParseAccount reads an address in any form ValidateAddress accepts, or
+// says why it is not one.
+func ParseAccount(s string) (Account, error) {
+	if s == "" {
+		return Account{}, fmt.Errorf("%w: it is empty", ErrInvalidAddress)
+	}
+	if strings.Contains(s, ":") {
+		return parseRaw(s)
+	}
+	return parseFriendly(s)
+}
+
+// parseFriendly reads the 48-character form: 1 flag byte, 1 workchain
 // byte, 32-byte account id, then CRC16-XMODEM of those 34 bytes, big-endian.
-func validateFriendly(s string) error {
+func parseFriendly(s string) (Account, error) {
 	// Check characters before length: "a space at character 3" helps a user
 	// more than "49 characters long".
 	std, url := false, false
@@ -54,15 +62,15 @@ func validateFriendly(s string) error {
 		case c == '-' || c == '_':
 			url = true
 		default:
-			return fmt.Errorf("%w: character %d (%s) is not allowed", ErrInvalidAddress, i+1, quoteAt(s, i))
+			return Account{}, fmt.Errorf("%w: character %d (%s) is not allowed", ErrInvalidAddress, i+1, quoteAt(s, i))
 		}
 	}
 	if len(s) != friendlyLen {
-		return fmt.Errorf("%w: it must be %d characters long, got %d", ErrInvalidAddress, friendlyLen, len(s))
+		return Account{}, fmt.Errorf("%w: it must be %d characters long, got %d", ErrInvalidAddress, friendlyLen, len(s))
 	}
 	if std && url {
 		// A real address uses one alphabet; a mix means it was mangled.
-		return fmt.Errorf("%w: it mixes '+' or '/' with '-' or '_'", ErrInvalidAddress)
+		return Account{}, fmt.Errorf("%w: it mixes '+' or '/' with '-' or '_'", ErrInvalidAddress)
 	}
 	enc := base64.RawURLEncoding
 	if std {
@@ -71,36 +79,43 @@ func validateFriendly(s string) error {
 	// 48 characters are exactly 36 bytes, with no padding or spare bits.
 	b, err := enc.DecodeString(s)
 	if err != nil || len(b) != 36 {
-		return fmt.Errorf("%w: it is not valid base64", ErrInvalidAddress)
+		return Account{}, fmt.Errorf("%w: it is not valid base64", ErrInvalidAddress)
 	}
 	if flag := b[0] &^ flagTestnet; flag != flagBounceable && flag != flagNonBounceable {
-		return fmt.Errorf("%w: unknown flags byte 0x%02x", ErrInvalidAddress, b[0])
+		return Account{}, fmt.Errorf("%w: unknown flags byte 0x%02x", ErrInvalidAddress, b[0])
 	}
 	if b[1] != workchainBase && b[1] != workchainMaster {
-		return fmt.Errorf("%w: unknown workchain 0x%02x, expected 0 or -1", ErrInvalidAddress, b[1])
+		return Account{}, fmt.Errorf("%w: unknown workchain 0x%02x, expected 0 or -1", ErrInvalidAddress, b[1])
 	}
 	if crc16(b[:34]) != binary.BigEndian.Uint16(b[34:]) {
-		return fmt.Errorf("%w: the checksum does not match, check it for typos", ErrInvalidAddress)
+		return Account{}, fmt.Errorf("%w: the checksum does not match, check it for typos", ErrInvalidAddress)
 	}
-	return nil
+	a := Account{Workchain: int8(b[1])}
+	copy(a.ID[:], b[2:34])
+	return a, nil
 }
 
-// validateRaw checks the "<workchain>:<64 hex digits>" form.
-func validateRaw(s string) error {
-	wc, hex, _ := strings.Cut(s, ":")
+// parseRaw reads the "<workchain>:<64 hex digits>" form.
+func parseRaw(s string) (Account, error) {
+	wc, digits, _ := strings.Cut(s, ":")
 	if wc != "0" && wc != "-1" {
-		return fmt.Errorf("%w: the workchain before ':' must be 0 or -1", ErrInvalidAddress)
+		return Account{}, fmt.Errorf("%w: the workchain before ':' must be 0 or -1", ErrInvalidAddress)
 	}
-	if len(hex) != rawHexLen {
-		return fmt.Errorf("%w: it must have %d hex digits after ':', got %d characters", ErrInvalidAddress, rawHexLen, len(hex))
+	if len(digits) != rawHexLen {
+		return Account{}, fmt.Errorf("%w: it must have %d hex digits after ':', got %d characters", ErrInvalidAddress, rawHexLen, len(digits))
 	}
-	for i := range len(hex) {
-		c := hex[i]
+	for i := range len(digits) {
+		c := digits[i]
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return fmt.Errorf("%w: character %d (%s) is not a hex digit", ErrInvalidAddress, len(wc)+2+i, quoteAt(hex, i))
+			return Account{}, fmt.Errorf("%w: character %d (%s) is not a hex digit", ErrInvalidAddress, len(wc)+2+i, quoteAt(digits, i))
 		}
 	}
-	return nil
+	var a Account
+	if wc == "-1" {
+		a.Workchain = -1
+	}
+	_, _ = hex.Decode(a.ID[:], []byte(digits)) // 64 hex digits, checked above
+	return a, nil
 }
 
 // quoteAt quotes the character starting at byte i of s for an error
