@@ -94,12 +94,16 @@ func group(ctx context.Context, groupID string) (*store.Group, error) {
 	return g, err
 }
 
+// memberIDFields are a Member's fields that its reference holds: asking
+// only for them reads nothing (member, and the fast path's memberRef).
+var memberIDFields = []string{"__typename", "id", "userId"}
+
 // member loads a membership that an object of a visible group refers to
 // (a payer, a beneficiary, a settlement's party), former members included.
 // A reference asked only for the member's id reads nothing: the id is the
 // group's and the user's, which the referring object holds.
 func member(ctx context.Context, groupID, userID string) (*store.Member, error) {
-	if !selectsBeyond(ctx, "__typename", "id", "userId") {
+	if !selectsBeyond(ctx, memberIDFields...) {
 		return &store.Member{GroupID: groupID, UserID: userID}, nil
 	}
 	m, err := loaders.Member(ctx, groupID, userID)

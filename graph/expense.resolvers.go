@@ -160,7 +160,7 @@ func (r *queryResolver) Expense(ctx context.Context, id string) (*store.Expense,
 
 // ID is the resolver for the id field.
 func (r *shareResolver) ID(ctx context.Context, obj *store.Share) (string, error) {
-	return partID(obj.ExpenseID, obj.UserID), nil
+	return store.PartNodeID(obj.ExpenseID, obj.UserID), nil
 }
 
 // Expense is the resolver for the expense field. The share's record holds

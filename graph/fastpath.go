@@ -94,7 +94,7 @@ type unsupported struct{}
 
 // render writes a list field's value, or returns nil when the generic path
 // must: a first pass checks every field is supported and notes the members
-// to load, the second writes with them loaded.
+// to load; when there are any, a second writes with them loaded.
 func (p *fastPath) render(ctx context.Context, sel ast.SelectionSet, res any, size *atomic.Int64) (m graphql.Marshaler) {
 	defer func() {
 		if recover() != nil {
@@ -105,6 +105,8 @@ func (p *fastPath) render(ctx context.Context, sel ast.SelectionSet, res any, si
 	w.b.B = make([]byte, 0, size.Load())
 	w.value(sel, res)
 	if len(w.need) > 0 {
+		// The first pass wrote stubs for these members: load them and
+		// write again. With none needed, what it wrote is the answer.
 		w.members = make(map[store.MemberKey]*store.Member, len(w.need))
 		for groupID, users := range w.needByGroup() {
 			ms, err := loaders.Members(ctx, groupID, users)
@@ -118,10 +120,10 @@ func (p *fastPath) render(ctx context.Context, sel ast.SelectionSet, res any, si
 				w.members[store.MemberKey{GroupID: groupID, UserID: users[i]}] = m
 			}
 		}
+		w.dry = false
+		w.b.B = w.b.B[:0] // the first pass sized it
+		w.value(sel, res)
 	}
-	w.dry = false
-	w.b.B = w.b.B[:0] // the first pass sized it
-	w.value(sel, res)
 	size.Store(int64(len(w.b.B)))
 	return newFragment(ctx, w.b)
 }
@@ -317,7 +319,7 @@ func (w *writer) memberFields(fields []graphql.CollectedField, m *store.Member) 
 func (w *writer) memberRef(sel ast.SelectionSet, groupID, userID string) {
 	fields := w.collect(sel, "Member")
 	stub := store.Member{GroupID: groupID, UserID: userID}
-	if !selectsBeyondID(fields) {
+	if !collectedBeyond(fields, memberIDFields) {
 		w.memberFields(fields, &stub)
 		return
 	}
@@ -331,18 +333,6 @@ func (w *writer) memberRef(sel ast.SelectionSet, groupID, userID string) {
 		return
 	}
 	w.memberFields(fields, w.members[key])
-}
-
-// selectsBeyondID is member's test (access.go): a field other than the id's.
-func selectsBeyondID(fields []graphql.CollectedField) bool {
-	for _, f := range fields {
-		switch f.Name {
-		case "__typename", "id", "userId":
-		default:
-			return true
-		}
-	}
-	return false
 }
 
 // optTime writes a nullable DateTime.

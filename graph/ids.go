@@ -3,8 +3,6 @@ package graph
 import (
 	"regexp"
 	"strings"
-
-	"github.com/fracti/api/store"
 )
 
 // Ids: a User's is the Telegram user id ("123456789"); a Group's, Expense's
@@ -24,10 +22,6 @@ var (
 	memberUserIDPattern = regexp.MustCompile(`^([1-9][0-9]{0,19}|ph_[0-9a-f]{32})$`)
 	uuidPattern         = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 )
-
-func memberID(groupID, userID string) string { return store.MemberNodeID(groupID, userID) }
-
-func partID(expenseID, userID string) string { return store.PartNodeID(expenseID, userID) }
 
 // parseMemberID splits a Member id; ok is false if id is not one.
 func parseMemberID(id string) (groupID, userID string, ok bool) {

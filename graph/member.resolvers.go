@@ -75,7 +75,7 @@ func (r *mutationResolver) LeaveGroup(ctx context.Context, groupID string) (stri
 	}
 	loaders.Wrote(ctx, groupID)
 	loaders.PrimeMember(ctx, &m)
-	return memberID(groupID, m.UserID), nil
+	return store.MemberNodeID(groupID, m.UserID), nil
 }
 
 // UpdateWallet is the resolver for the updateWallet field.

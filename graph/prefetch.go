@@ -50,12 +50,13 @@ func selectsBeyond(ctx context.Context, fields ...string) bool {
 	if plain {
 		return false
 	}
-	for _, f := range selection(ctx) {
-		if !slices.Contains(fields, f.Name) {
-			return true
-		}
-	}
-	return false
+	return collectedBeyond(selection(ctx), fields)
+}
+
+// collectedBeyond reports whether collected fields have one other than the
+// given ones.
+func collectedBeyond(collected []graphql.CollectedField, fields []string) bool {
+	return slices.ContainsFunc(collected, func(f graphql.CollectedField) bool { return !slices.Contains(fields, f.Name) })
 }
 
 // nodesSelect reports whether a connection's nodes (under nodes, or

@@ -24,7 +24,7 @@ func (s *Store) AddComment(ctx context.Context, expense ExpenseRef, c Comment) (
 // first request made instead of adding another; the key used for anything
 // else is ErrConflict. Keys last IdempotencyWindow, as createExpense's.
 func (s *Store) AddCommentOnce(ctx context.Context, expense ExpenseRef, c Comment, idempotencyKey string) (Comment, error) {
-	c.ID = s.newCommentID()
+	c.ID = prefixedID(CommentPrefix, s.newID())
 	c.GroupID, c.ExpenseID = expense.GroupID, expense.ID
 	c.CreatedAt = s.stamp()
 	c.DeletedAt, c.DeletedBy = nil, ""

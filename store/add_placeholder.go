@@ -32,7 +32,7 @@ var placeholderUnclaimed = memberCurrent + " AND " + attrExists(attrPlaceholder)
 // and the PLACEHOLDER_ADDED event are one transaction.
 func (s *Store) AddPlaceholder(ctx context.Context, groupID, name, addedBy string) (Member, error) {
 	now := s.stamp()
-	id := PlaceholderPrefix + strings.ReplaceAll(s.newID(), "-", "")
+	id := prefixedID(PlaceholderPrefix, s.newID())
 	rec := memberRecord{
 		itemKey: itemKey{PK: groupPK(groupID), SK: memberSK(id)},
 		ID:      id, Name: name, JoinedAt: formatTime(now),

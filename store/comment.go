@@ -8,7 +8,7 @@ import (
 )
 
 // The activity events of comments, and their subject: a comment, found by
-// id (its key also needs its expense, which an event does not carry).
+// its key (the event carries its expense and time; CommentRef).
 const (
 	EventCommentAdded   EventType   = "comment_added"
 	EventCommentDeleted EventType   = "comment_deleted"
@@ -129,10 +129,9 @@ func (r *commentRecord) comment() (Comment, error) {
 	return c, nil
 }
 
-// newCommentID is a new comment's id: CommentPrefix and a UUID's hex digits.
-func (s *Store) newCommentID() string {
-	return CommentPrefix + strings.ReplaceAll(s.newID(), "-", "")
-}
+// prefixedID is an id of a kind that is not a UUID on the wire: its prefix
+// (CommentPrefix, PlaceholderPrefix, SeriesPrefix) and the UUID's hex digits.
+func prefixedID(prefix, uuid string) string { return prefix + strings.ReplaceAll(uuid, "-", "") }
 
 // commentEvent is the activity event of a comment's addition or deletion.
 // It records no changes: the body is not copied into the log, which is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -19,7 +18,7 @@ const SeriesPrefix = "rec_"
 // first occurrence is created by the scheduler's next run once StartsOn has
 // come (a start in the past catches up then).
 func (s *Store) CreateSeries(ctx context.Context, sr Series) (Series, error) {
-	sr.ID = SeriesPrefix + strings.ReplaceAll(s.newID(), "-", "")
+	sr.ID = prefixedID(SeriesPrefix, s.newID())
 	sr.CreatedAt = s.stamp()
 	sr.Version, sr.Done, sr.Created, sr.Paused = 1, 0, 0, false
 	sr.Interval = max(sr.Interval, 1)

@@ -242,7 +242,8 @@ func (ev *Event) seal(head chainHead) {
 	ev.Hash = r.computeHash()
 }
 
-// text is a Change value: nil for "".
+// text is s, or nil for "": a Change value, or GraphQL's null for an
+// optional string (fields.go).
 func text(s string) *string {
 	if s == "" {
 		return nil

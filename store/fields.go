@@ -26,28 +26,20 @@ func (sp *Split) NodeID() string { return PartNodeID(sp.ExpenseID, sp.UserID) }
 func (m *Member) NodeID() string { return MemberNodeID(m.GroupID, m.UserID) }
 
 // UsernameOrNil is the member's Telegram username, nil when they have none.
-func (m *Member) UsernameOrNil() *string { return orNil(m.Username) }
+func (m *Member) UsernameOrNil() *string { return text(m.Username) }
 
 // WalletOrNil is the member's TON wallet address, nil when none is set.
-func (m *Member) WalletOrNil() *string { return orNil(m.Wallet) }
+func (m *Member) WalletOrNil() *string { return text(m.Wallet) }
 
 // AvatarURLOrNil is the member's picture, nil when there is none.
-func (m *Member) AvatarURLOrNil() *string { return orNil(m.AvatarURL) }
-
-// orNil is s, or nil for "" (GraphQL's null for an optional string).
-func orNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
+func (m *Member) AvatarURLOrNil() *string { return text(m.AvatarURL) }
 
 // CategoryOrNil is the expense's category, nil when it has none .
-func (e *Expense) CategoryOrNil() *string { return orNil(e.Category) }
+func (e *Expense) CategoryOrNil() *string { return text(e.Category) }
 
 // TxHashOrNil is the settlement's TON transaction hash, nil until one is
 // recorded .
-func (st *Settlement) TxHashOrNil() *string { return orNil(st.TxHash) }
+func (st *Settlement) TxHashOrNil() *string { return text(st.TxHash) }
 
 // OriginalAmount is the amount as entered before a conversion, nil when the
 // expense was recorded as entered.

@@ -144,7 +144,7 @@ func derivedID(parts ...string) string {
 
 // importPlaceholderID is the id of the placeholder an import creates for a name.
 func importPlaceholderID(groupID, fileHash, name string) string {
-	return PlaceholderPrefix + strings.ReplaceAll(derivedID("member", groupID, fileHash, name), "-", "")
+	return prefixedID(PlaceholderPrefix, derivedID("member", groupID, fileHash, name))
 }
 
 // importRun is one import being planned and written.
@@ -696,7 +696,7 @@ func (r *importRun) commentUnit(pc *exchange.Comment, expenses map[string]bool) 
 		return nil, bad("author", "%v", err)
 	}
 	c := Comment{
-		ID:      CommentPrefix + strings.ReplaceAll(derivedID("comment", r.groupID, r.in.FileHash, pc.Key), "-", ""),
+		ID:      prefixedID(CommentPrefix, derivedID("comment", r.groupID, r.in.FileHash, pc.Key)),
 		GroupID: r.groupID, ExpenseID: derivedID("expense", r.groupID, r.in.FileHash, pc.ExpenseKey),
 		AuthorID: author, AuthorName: name, Body: pc.Body, CreatedAt: r.at(pc.CreatedAt),
 	}

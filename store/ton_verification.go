@@ -107,4 +107,4 @@ func (st *Settlement) Reference() string {
 }
 
 // ReasonOrNil is the verification's reason, nil when it has none.
-func (v *Verification) ReasonOrNil() *string { return orNil(v.Reason) }
+func (v *Verification) ReasonOrNil() *string { return text(v.Reason) }
