@@ -62,7 +62,8 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	ec := generated.Config{Resolvers: r}
 	// Balance lists cost as many entries as the store lets a group's currencies grow to.
 	listCosts(&ec.Complexity, r.Store.MaxGroupCurrencies())
-	srv := handler.New(generated.NewExecutableSchema(ec))
+	schema := generated.NewExecutableSchema(ec)
+	srv := handler.New(schema)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	if cfg.DisableIntrospection {
 		srv.Use(noIntrospection{})
@@ -86,7 +87,7 @@ func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
 	srv.AroundOperations(r.limitRate)
 	srv.AroundFields(RequireAuth)
 	if !cfg.GenericMarshal {
-		fp := newFastPath(generated.NewExecutableSchema(ec).Schema())
+		fp := newFastPath(schema.Schema())
 		srv.AroundRootFields(fp.aroundRootField)
 		srv.AroundFields(fp.around)
 	}

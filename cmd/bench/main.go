@@ -70,6 +70,11 @@ func main() {
 	flag.StringVar(&o.before, "before", "", "a report this tool printed earlier: its execution figures are shown beside this run's as the before (default: main's before issue 27, before_issue27.txt)")
 	flag.BoolVar(&o.generic, "generic-marshal", false, "run the server without its fast path for hot lists (FAST_MARSHAL=false)")
 	flag.Parse()
+	if o.cpuProfile != "" && o.serverProf != "" {
+		// The server profile holds Go's one CPU profiler for the whole run.
+		fmt.Fprintln(os.Stderr, "bench: -cpuprofile and -server-profile cannot be used together")
+		os.Exit(2)
+	}
 	for _, s := range strings.Split(screens, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
