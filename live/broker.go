@@ -123,7 +123,7 @@ func (d *Delivery) Deliver(ctx context.Context, events []store.Event) {
 // Handle), leaving backlog records out: they were written before anyone
 // here could be subscribed.
 func (d *Delivery) Records(ctx context.Context, records []Record) {
-	if events := EventsOf(records, true, d.Log); len(events) > 0 {
+	if events := EventsOf(records, d.Log); len(events) > 0 {
 		d.Deliver(ctx, events)
 	}
 }
@@ -132,15 +132,15 @@ func (d *Delivery) Records(ctx context.Context, records []Record) {
 // records on the broker (backlog left out); an error leaves the batch to
 // be read again, so that nothing is checkpointed that was not published.
 func (d *Delivery) PublishRecords(ctx context.Context, records []Record) error {
-	if events := EventsOf(records, true, d.Log); len(events) > 0 {
+	if events := EventsOf(records, d.Log); len(events) > 0 {
 		return d.Broker.Publish(ctx, events)
 	}
 	return nil
 }
 
-// EventsOf decodes the activity events among stream records (skipping the
-// backlog when skipBacklog).
-func EventsOf(records []Record, skipBacklog bool, log *slog.Logger) []store.Event {
+// EventsOf decodes the activity events among stream records, skipping the
+// backlog (events before their record's BacklogBefore).
+func EventsOf(records []Record, log *slog.Logger) []store.Event {
 	var events []store.Event
 	for _, r := range records {
 		ev, ok, err := store.EventFromImage(r.NewImage, r.OldImage)
@@ -148,12 +148,10 @@ func EventsOf(records []Record, skipBacklog bool, log *slog.Logger) []store.Even
 			log.Error("live updates: undecodable event in the stream", "err", err)
 			continue
 		}
-		if ok && skipBacklog && ev.At.Before(r.BacklogBefore) {
+		if !ok || ev.At.Before(r.BacklogBefore) {
 			continue
 		}
-		if ok {
-			events = append(events, ev)
-		}
+		events = append(events, ev)
 	}
 	return events
 }

@@ -371,7 +371,7 @@ func (s *Subscription) dropper(reason error) func() {
 // HandleRecords publishes the activity events among stream records; it is
 // the Tailer's Handle.
 func (h *Hub) HandleRecords(ctx context.Context, records []Record) {
-	if events := EventsOf(records, false, h.log); len(events) > 0 {
+	if events := EventsOf(records, h.log); len(events) > 0 {
 		h.Publish(ctx, events)
 	}
 }
