@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -136,6 +137,23 @@ func (d *Delivery) PublishRecords(ctx context.Context, records []Record) error {
 		return d.Broker.Publish(ctx, events)
 	}
 	return nil
+}
+
+// GroupRuns yields events in their order as runs of consecutive events of
+// one group (each run a subslice of events).
+func GroupRuns(events []store.Event) iter.Seq[[]store.Event] {
+	return func(yield func([]store.Event) bool) {
+		for len(events) > 0 {
+			n := 1
+			for n < len(events) && events[n].GroupID == events[0].GroupID {
+				n++
+			}
+			if !yield(events[:n]) {
+				return
+			}
+			events = events[n:]
+		}
+	}
 }
 
 // EventsOf decodes the activity events among stream records, skipping the

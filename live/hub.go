@@ -235,13 +235,8 @@ func (h *Hub) endLocked(s *Subscription) {
 // Publish delivers events read from the stream, in their order. Events of
 // one group are checked against its membership together.
 func (h *Hub) Publish(ctx context.Context, events []store.Event) {
-	for len(events) > 0 {
-		n := 1
-		for n < len(events) && events[n].GroupID == events[0].GroupID {
-			n++
-		}
-		h.publishGroup(ctx, events[:n])
-		events = events[n:]
+	for run := range GroupRuns(events) {
+		h.publishGroup(ctx, run)
 	}
 }
 

@@ -106,22 +106,17 @@ func (b *Broker) userChannel(id string) string  { return b.prefix + "user:" + id
 // which a user joins (Event.Joiner: member_joined, group_created) also on
 // that user's.
 func (b *Broker) Publish(ctx context.Context, events []store.Event) error {
-	for len(events) > 0 {
-		n := 1
-		for n < len(events) && events[n].GroupID == events[0].GroupID {
-			n++
-		}
-		if err := b.send(ctx, b.groupChannel(events[0].GroupID), events[:n]); err != nil {
+	for run := range live.GroupRuns(events) {
+		if err := b.send(ctx, b.groupChannel(run[0].GroupID), run); err != nil {
 			return err
 		}
-		for _, ev := range events[:n] {
+		for _, ev := range run {
 			if joiner, ok := ev.Joiner(); ok {
 				if err := b.send(ctx, b.userChannel(joiner), []store.Event{ev}); err != nil {
 					return err
 				}
 			}
 		}
-		events = events[n:]
 	}
 	return nil
 }
