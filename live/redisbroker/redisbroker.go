@@ -202,6 +202,22 @@ func (b *Broker) Receive(ctx context.Context, deliver func(ctx context.Context, 
 			b.log.Warn("live updates: subscribing to the broker failed; it is retried on reconnection", "err", err)
 		}
 	}
+	// Delivery (Hub.Publish reads each group's membership) runs on one
+	// worker, in order, so that heartbeats and watch ops are not held up
+	// by deliveries.
+	work := make(chan []store.Event, 1024)
+	var worker sync.WaitGroup
+	worker.Go(func() {
+		for evs := range work {
+			if ctx.Err() == nil { // as before: nothing is delivered once ctx ends
+				deliver(ctx, evs)
+			}
+		}
+	})
+	defer func() {
+		close(work)
+		worker.Wait()
+	}()
 	messages := ps.ChannelWithSubscriptions()
 	beatSubscribed := false
 	for {
@@ -248,7 +264,11 @@ func (b *Broker) Receive(ctx context.Context, deliver func(ctx context.Context, 
 				continue
 			}
 			if len(events) > 0 && strings.HasPrefix(m.Channel, b.prefix) {
-				deliver(ctx, events)
+				select {
+				case work <- events:
+				case <-ctx.Done():
+					return
+				}
 			}
 		}
 	}
