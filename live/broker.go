@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"errors"
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -123,7 +124,7 @@ func (d *Delivery) Deliver(ctx context.Context, events []store.Event) {
 // Handle), leaving backlog records out: they were written before anyone
 // here could be subscribed.
 func (d *Delivery) Records(ctx context.Context, records []Record) {
-	if events := EventsOf(records, true, d.Log); len(events) > 0 {
+	if events := EventsOf(records, d.Log); len(events) > 0 {
 		d.Deliver(ctx, events)
 	}
 }
@@ -132,15 +133,32 @@ func (d *Delivery) Records(ctx context.Context, records []Record) {
 // records on the broker (backlog left out); an error leaves the batch to
 // be read again, so that nothing is checkpointed that was not published.
 func (d *Delivery) PublishRecords(ctx context.Context, records []Record) error {
-	if events := EventsOf(records, true, d.Log); len(events) > 0 {
+	if events := EventsOf(records, d.Log); len(events) > 0 {
 		return d.Broker.Publish(ctx, events)
 	}
 	return nil
 }
 
-// EventsOf decodes the activity events among stream records (skipping the
-// backlog when skipBacklog).
-func EventsOf(records []Record, skipBacklog bool, log *slog.Logger) []store.Event {
+// GroupRuns yields events in their order as runs of consecutive events of
+// one group (each run a subslice of events).
+func GroupRuns(events []store.Event) iter.Seq[[]store.Event] {
+	return func(yield func([]store.Event) bool) {
+		for len(events) > 0 {
+			n := 1
+			for n < len(events) && events[n].GroupID == events[0].GroupID {
+				n++
+			}
+			if !yield(events[:n]) {
+				return
+			}
+			events = events[n:]
+		}
+	}
+}
+
+// EventsOf decodes the activity events among stream records, skipping the
+// backlog (events before their record's BacklogBefore).
+func EventsOf(records []Record, log *slog.Logger) []store.Event {
 	var events []store.Event
 	for _, r := range records {
 		ev, ok, err := store.EventFromImage(r.NewImage, r.OldImage)
@@ -148,12 +166,10 @@ func EventsOf(records []Record, skipBacklog bool, log *slog.Logger) []store.Even
 			log.Error("live updates: undecodable event in the stream", "err", err)
 			continue
 		}
-		if ok && skipBacklog && ev.At.Before(r.BacklogBefore) {
+		if !ok || ev.At.Before(r.BacklogBefore) {
 			continue
 		}
-		if ok {
-			events = append(events, ev)
-		}
+		events = append(events, ev)
 	}
 	return events
 }

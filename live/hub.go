@@ -235,13 +235,8 @@ func (h *Hub) endLocked(s *Subscription) {
 // Publish delivers events read from the stream, in their order. Events of
 // one group are checked against its membership together.
 func (h *Hub) Publish(ctx context.Context, events []store.Event) {
-	for len(events) > 0 {
-		n := 1
-		for n < len(events) && events[n].GroupID == events[0].GroupID {
-			n++
-		}
-		h.publishGroup(ctx, events[:n])
-		events = events[n:]
+	for run := range GroupRuns(events) {
+		h.publishGroup(ctx, run)
 	}
 }
 
@@ -371,7 +366,7 @@ func (s *Subscription) dropper(reason error) func() {
 // HandleRecords publishes the activity events among stream records; it is
 // the Tailer's Handle.
 func (h *Hub) HandleRecords(ctx context.Context, records []Record) {
-	if events := EventsOf(records, false, h.log); len(events) > 0 {
+	if events := EventsOf(records, h.log); len(events) > 0 {
 		h.Publish(ctx, events)
 	}
 }

@@ -166,10 +166,7 @@ func (t *LeasedTailer) Held() []string {
 // when a shard ends) until ctx ends, then stops its readers and releases
 // its leases so that another instance takes them at once.
 func (t *LeasedTailer) Run(ctx context.Context) {
-	t.mu.Lock()
-	t.init()
-	t.mu.Unlock()
-	for {
+	for { // Step inits first, before t.wake is read
 		if err := t.Step(ctx); err != nil && ctx.Err() == nil {
 			t.log().Error("stream leases: a round failed", "err", err)
 		}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -14,28 +12,17 @@ import (
 // strongly consistent, all pages.
 func (s *Store) ListLeases(ctx context.Context, stream string) ([]Lease, error) {
 	pk, _ := leaseKey(stream, "")
-	in := &dynamodb.QueryInput{
-		TableName:                 &s.table,
-		KeyConditionExpression:    aws.String("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk)},
-		ConsistentRead:            aws.Bool(true),
-	}
 	var leases []Lease
-	for {
-		out, err := s.db.Query(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("list the leases of stream %s: %w", stream, err)
+	err := s.queryPartition(ctx, pk, func(item map[string]types.AttributeValue) error {
+		var rec leaseRecord
+		if err := attributevalue.UnmarshalMap(item, &rec); err != nil {
+			return fmt.Errorf("decode lease: %w", err)
 		}
-		for _, item := range out.Items {
-			var rec leaseRecord
-			if err := attributevalue.UnmarshalMap(item, &rec); err != nil {
-				return nil, fmt.Errorf("decode lease: %w", err)
-			}
-			leases = append(leases, rec.lease(stream))
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return leases, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+		leases = append(leases, rec.lease(stream))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the leases of stream %s: %w", stream, err)
 	}
+	return leases, nil
 }

@@ -106,22 +106,17 @@ func (b *Broker) userChannel(id string) string  { return b.prefix + "user:" + id
 // which a user joins (Event.Joiner: member_joined, group_created) also on
 // that user's.
 func (b *Broker) Publish(ctx context.Context, events []store.Event) error {
-	for len(events) > 0 {
-		n := 1
-		for n < len(events) && events[n].GroupID == events[0].GroupID {
-			n++
-		}
-		if err := b.send(ctx, b.groupChannel(events[0].GroupID), events[:n]); err != nil {
+	for run := range live.GroupRuns(events) {
+		if err := b.send(ctx, b.groupChannel(run[0].GroupID), run); err != nil {
 			return err
 		}
-		for _, ev := range events[:n] {
+		for _, ev := range run {
 			if joiner, ok := ev.Joiner(); ok {
 				if err := b.send(ctx, b.userChannel(joiner), []store.Event{ev}); err != nil {
 					return err
 				}
 			}
 		}
-		events = events[n:]
 	}
 	return nil
 }
@@ -207,6 +202,22 @@ func (b *Broker) Receive(ctx context.Context, deliver func(ctx context.Context, 
 			b.log.Warn("live updates: subscribing to the broker failed; it is retried on reconnection", "err", err)
 		}
 	}
+	// Delivery (Hub.Publish reads each group's membership) runs on one
+	// worker, in order, so that heartbeats and watch ops are not held up
+	// by deliveries.
+	work := make(chan []store.Event, 1024)
+	var worker sync.WaitGroup
+	worker.Go(func() {
+		for evs := range work {
+			if ctx.Err() == nil { // as before: nothing is delivered once ctx ends
+				deliver(ctx, evs)
+			}
+		}
+	})
+	defer func() {
+		close(work)
+		worker.Wait()
+	}()
 	messages := ps.ChannelWithSubscriptions()
 	beatSubscribed := false
 	for {
@@ -253,7 +264,11 @@ func (b *Broker) Receive(ctx context.Context, deliver func(ctx context.Context, 
 				continue
 			}
 			if len(events) > 0 && strings.HasPrefix(m.Channel, b.prefix) {
-				deliver(ctx, events)
+				select {
+				case work <- events:
+				case <-ctx.Done():
+					return
+				}
 			}
 		}
 	}
