@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fracti/api/exchange"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 )
@@ -83,7 +84,7 @@ func (x Export) CSV(ctx context.Context, w io.Writer) error {
 // single quote before it, so that a spreadsheet shows it as text. Numbers
 // are written as they are and never pass through it.
 func Cell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	if s != "" && strings.ContainsRune(exchange.FormulaStart, rune(s[0])) {
 		return "'" + s
 	}
 	return s

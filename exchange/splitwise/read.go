@@ -398,7 +398,7 @@ func rebuild(cost money.Amount, nets []money.Amount, pos []int, names []string) 
 // that OWASP advises and Fracti's own export does: a single quote before a
 // cell that begins with =, +, -, @, a tab or a carriage return.
 func text(s string) string {
-	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune(exchange.FormulaStart, rune(s[1])) {
 		return s[1:]
 	}
 	return s
