@@ -8,8 +8,6 @@
 package spliit
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -125,7 +123,7 @@ func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	if len(g.Expenses) > opt.MaxRows {
 		return nil, exchange.TooManyRows(lines.Line(fmt.Sprintf("expenses[%d]", opt.MaxRows)), opt.MaxRows)
 	}
-	rd := &reader{lines: lines, g: &g, plan: &exchange.Plan{Title: strings.TrimSpace(g.Name)}, names: map[string]string{}, seen: map[string]int{}}
+	rd := &reader{lines: lines, g: &g, plan: &exchange.Plan{Title: strings.TrimSpace(g.Name)}, names: map[string]string{}, seen: exchange.RowKeys{}}
 	if err := rd.currency(opt.Currency); err != nil {
 		return nil, err
 	}
@@ -147,7 +145,7 @@ type reader struct {
 	cur    money.Currency
 	digits int               // decimals of the file's minor units
 	names  map[string]string // participant id -> unique name
-	seen   map[string]int    // content hash -> times seen, for keys of old exports
+	seen   exchange.RowKeys  // content hash -> times seen, for keys of old exports
 }
 
 // currency finds the group's currency: its code, else a symbol that names
@@ -222,10 +220,7 @@ func (rd *reader) key(x *Expense) string {
 		return x.ID
 	}
 	b, _ := json.Marshal(x) // a struct of plain fields: cannot fail
-	h := sha256.Sum256(b)
-	s := hex.EncodeToString(h[:12])
-	rd.seen[s]++
-	return "spliit-" + s + "-" + strconv.Itoa(rd.seen[s])
+	return rd.seen.Next("spliit-", b)
 }
 
 func (rd *reader) expense(i int) error {
