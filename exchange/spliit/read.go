@@ -106,6 +106,15 @@ var spliitDigits = map[string]int{"HUF": 0}
 // with only a symbol: its "custom" currency always has two.
 const exportDigits = 2
 
+// minorDigits is how many decimals Spliit's minor units of c have: its own
+// count (spliitDigits) where it differs from ISO 4217, else c's.
+func minorDigits(c money.Currency) int {
+	if d, ok := spliitDigits[c.Code()]; ok {
+		return d
+	}
+	return c.Digits()
+}
+
 // ReadWith reads a Spliit JSON export. Any error is an *exchange.Problem at
 // the line where the element starts, with its path.
 func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
@@ -156,10 +165,7 @@ func (rd *reader) currency(fallback string) error {
 		if err != nil {
 			return rd.lines.Errorf("currencyCode", "%q is not a currency code this server knows", *c)
 		}
-		rd.cur, rd.digits = cur, cur.Digits()
-		if d, ok := spliitDigits[cur.Code()]; ok {
-			rd.digits = d
-		}
+		rd.cur, rd.digits = cur, minorDigits(cur)
 		rd.plan.Currency = cur.Code()
 		return nil
 	}
@@ -423,11 +429,7 @@ func (rd *reader) original(x *Expense, total money.Amount) *exchange.Original {
 	if err != nil {
 		return nil
 	}
-	digits, ok := spliitDigits[cur.Code()]
-	if !ok {
-		digits = cur.Digits()
-	}
-	orig, err := fromMinor(*x.OriginalAmount, digits, cur)
+	orig, err := fromMinor(*x.OriginalAmount, minorDigits(cur), cur)
 	if err != nil || money.Convert(orig, rate, rd.cur).Cmp(total) != 0 {
 		return nil
 	}
