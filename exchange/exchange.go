@@ -21,6 +21,11 @@ const (
 	SpliitJSON   Format = "SPLIIT_JSON"
 )
 
+// FormulaStart is the characters a spreadsheet cell may begin with to be
+// read as a formula, which OWASP advises neutralising with a single quote
+// before the cell: =, +, -, @, a tab and a carriage return.
+const FormulaStart = "=+-@\t\r"
+
 // Plan is what a file asks to create in a group, in the file's order.
 // Every person is named by Name as the file spells it (trimmed); the
 // importer maps names to members.

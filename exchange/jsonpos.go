@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"sort"
 	"strconv"
@@ -264,12 +263,12 @@ func (j *JSONLines) badTime() *Problem {
 // Errorf is an Error problem at the line where path's element starts,
 // naming path as the field.
 func (j *JSONLines) Errorf(path, format string, args ...any) *Problem {
-	return &Problem{Line: j.Line(path), Field: path, Message: fmt.Sprintf(format, args...), Severity: Error}
+	return Errorf(j.Line(path), path, format, args...)
 }
 
 // Warnf is a Warning problem at the line where path's element starts.
 func (j *JSONLines) Warnf(path, format string, args ...any) Problem {
-	return Problem{Line: j.Line(path), Field: path, Message: fmt.Sprintf(format, args...), Severity: Warning}
+	return Warnf(j.Line(path), path, format, args...)
 }
 
 // People adds the people of a JSON document to plan, given as the

@@ -1,6 +1,8 @@
 package exchange
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -144,4 +146,20 @@ func ParseAmount(s string, c money.Currency) (money.Amount, error) {
 		s = strings.TrimSuffix(s[:len(s)-extra], ".")
 	}
 	return money.ParseAmount(s, c)
+}
+
+// RowKeys makes keys for rows that have no id of their own: a hash of the
+// row's content and its place among rows with the same content, so that
+// the same file always gives the same keys. It maps a content hash to how
+// many times it has been seen.
+type RowKeys map[string]int
+
+// Next is the key of the next row with this content: prefix, the hex of the
+// first 12 bytes of the content's SHA-256, "-" and how many times (from 1)
+// that hash has been seen.
+func (k RowKeys) Next(prefix string, content []byte) string {
+	h := sha256.Sum256(content)
+	s := hex.EncodeToString(h[:12])
+	k[s]++
+	return prefix + s + "-" + strconv.Itoa(k[s])
 }

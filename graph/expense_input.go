@@ -30,11 +30,11 @@ func checkedExpense(ctx context.Context, g *store.Group, in model.CreateExpenseI
 	if err != nil {
 		return store.Expense{}, err
 	}
-	description, err := text("input.description", in.Description, 1, 200)
+	description, err := text("input.description", in.Description, 1, maxDescriptionLength)
 	if err != nil {
 		return store.Expense{}, err
 	}
-	category, err := optionalText("input.category", in.Category, 50)
+	category, err := optionalText("input.category", in.Category, maxCategoryLength)
 	if err != nil {
 		return store.Expense{}, err
 	}

@@ -134,7 +134,7 @@ func (r *groupResolver) HistoryHead(ctx context.Context, obj *store.Group) (*str
 
 // CreateGroup is the resolver for the createGroup field.
 func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGroupInput) (*store.Group, error) {
-	title, err := text("input.title", input.Title, 1, 128)
+	title, err := text("input.title", input.Title, 1, maxTitleLength)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input mod
 	}
 	var change store.GroupChange
 	if input.Title != nil {
-		title, err := text("input.title", *input.Title, 1, 128)
+		title, err := text("input.title", *input.Title, 1, maxTitleLength)
 		if err != nil {
 			return nil, err
 		}

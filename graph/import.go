@@ -97,7 +97,7 @@ func checkPlanText(plan *exchange.Plan) error {
 		return problemError(&exchange.Problem{Line: line, Field: field, Message: msg, Severity: exchange.Error})
 	}
 	for _, p := range plan.People {
-		if _, err := text(fmt.Sprintf("name %q", p.Name), p.Name, 1, 64); err != nil {
+		if _, err := text(fmt.Sprintf("name %q", p.Name), p.Name, 1, maxNameLength); err != nil {
 			return refuse(0, "people.name", err)
 		}
 	}
@@ -115,10 +115,10 @@ func checkPlanText(plan *exchange.Plan) error {
 	for i := range plan.Expenses {
 		e := &plan.Expenses[i]
 		var err error
-		if e.Description, err = text("description", e.Description, 0, 200); err != nil {
+		if e.Description, err = text("description", e.Description, 0, maxDescriptionLength); err != nil {
 			return refuse(e.Line, "expenses.description", err)
 		}
-		if e.Category, err = text("category", e.Category, 0, 50); err != nil {
+		if e.Category, err = text("category", e.Category, 0, maxCategoryLength); err != nil {
 			return refuse(e.Line, "expenses.category", err)
 		}
 		if err := checkOriginal(e.Line, "expenses.original", e.Original); err != nil {
@@ -128,7 +128,7 @@ func checkPlanText(plan *exchange.Plan) error {
 	for i := range plan.Settlements {
 		st := &plan.Settlements[i]
 		if st.TxHash != "" && !txHashPattern.MatchString(st.TxHash) {
-			return refuse(st.Line, "settlements.txHash", errors.New("must be a transaction hash: 1 to 128 characters of hex or base64"))
+			return refuse(st.Line, "settlements.txHash", errors.New(txHashRule))
 		}
 		if err := checkOriginal(st.Line, "settlements.settles", st.Settles); err != nil {
 			return err
@@ -180,7 +180,7 @@ func importTarget(ctx context.Context, input model.ImportGroupInput, plan *excha
 		if title == "" {
 			return in, badInput("input.title", "the file has no title: give one")
 		}
-		t, err := text("input.title", title, 1, 128)
+		t, err := text("input.title", title, 1, maxTitleLength)
 		if err != nil {
 			return in, err
 		}

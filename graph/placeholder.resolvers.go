@@ -23,7 +23,7 @@ func (r *mutationResolver) AddPlaceholderMember(ctx context.Context, groupID str
 	if err != nil || g == nil {
 		return nil, orNotFound(err, "group")
 	}
-	name, err = text("name", name, 1, 64)
+	name, err = text("name", name, 1, maxNameLength)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,20 @@ import (
 	"github.com/fracti/api/store"
 )
 
+// The lengths in characters (code points) that free text may have, the
+// same for a mutation and for an import that writes the same field (see
+// maxCommentLength for a comment's body).
+const (
+	maxNameLength        = 64  // a member's (placeholder's) name
+	maxDescriptionLength = 200 // an expense's description
+	maxCategoryLength    = 50  // an expense's category
+	maxTitleLength       = 128 // a group's title
+)
+
+// txHashRule is what a transaction hash must be (txHashPattern), as an
+// error says it.
+const txHashRule = "must be a transaction hash: 1 to 128 characters of hex or base64"
+
 // text cleans free text a user typed (see freetext.Clean: NFC, trimmed, no
 // control or bidirectional override characters, something visible) and
 // checks its length in characters.
@@ -48,7 +62,7 @@ func txHash(field string, s *string) (*string, error) {
 		return nil, nil
 	}
 	if !txHashPattern.MatchString(*s) {
-		return nil, badInput(field, "must be a transaction hash: 1 to 128 characters of hex or base64")
+		return nil, badInput(field, txHashRule)
 	}
 	return s, nil
 }

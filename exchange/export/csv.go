@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fracti/api/exchange"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 )
@@ -83,7 +84,7 @@ func (x Export) CSV(ctx context.Context, w io.Writer) error {
 // single quote before it, so that a spreadsheet shows it as text. Numbers
 // are written as they are and never pass through it.
 func Cell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	if s != "" && strings.ContainsRune(exchange.FormulaStart, rune(s[0])) {
 		return "'" + s
 	}
 	return s
@@ -207,23 +208,14 @@ func (r *rowWriter) start(date, description, category, cost string, cur money.Cu
 
 func (r *rowWriter) expense(e *store.Expense) {
 	r.start(e.SpentOn, Cell(e.Description), Cell(e.Category), e.Amount.String(), e.Currency())
-	net := make(map[string]money.Amount, len(e.Payers)+len(e.Splits))
-	add := func(id string, a money.Amount) {
-		if n, ok := net[id]; ok {
-			a = n.Add(a)
-		}
-		net[id] = a
-	}
-	for _, p := range e.Payers {
-		add(p.UserID, p.Amount)
-	}
-	for _, sp := range e.Splits {
-		add(sp.UserID, sp.Amount.Neg())
-	}
-	for id, a := range net {
-		if i, ok := r.index[id]; ok {
-			r.row[i] = a.String()
-			r.add(i, a)
+	net := netsOf{}
+	net.expense(e)
+	for _, byID := range net { // the expense's one currency
+		for id, a := range byID {
+			if i, ok := r.index[id]; ok {
+				r.row[i] = a.String()
+				r.add(i, a)
+			}
 		}
 	}
 	_ = r.cw.Write(r.row)

@@ -90,10 +90,8 @@ func eachPage[T any](ctx context.Context, list func(context.Context, string, sto
 
 // location is the group's time zone (UTC when it has none, or an unknown one).
 func (x Export) location() *time.Location {
-	if x.Group.TimeZone != "" {
-		if loc, err := time.LoadLocation(x.Group.TimeZone); err == nil {
-			return loc
-		}
+	if loc, err := store.LoadZone(x.Group.TimeZone); err == nil {
+		return loc
 	}
 	return time.UTC
 }

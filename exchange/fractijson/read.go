@@ -88,9 +88,9 @@ type docReader struct {
 
 func (d *docReader) read() error {
 	if c := d.doc.Group.Currency; c != "" {
-		cur, err := money.LookupCurrency(c)
+		cur, err := d.currency(c, "group.currency")
 		if err != nil {
-			return d.lines.Errorf("group.currency", "%q is not a currency code this server knows", c)
+			return err
 		}
 		d.plan.Currency = cur.Code()
 	}

@@ -8,8 +8,6 @@
 package spliit
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -108,6 +106,15 @@ var spliitDigits = map[string]int{"HUF": 0}
 // with only a symbol: its "custom" currency always has two.
 const exportDigits = 2
 
+// minorDigits is how many decimals Spliit's minor units of c have: its own
+// count (spliitDigits) where it differs from ISO 4217, else c's.
+func minorDigits(c money.Currency) int {
+	if d, ok := spliitDigits[c.Code()]; ok {
+		return d
+	}
+	return c.Digits()
+}
+
 // ReadWith reads a Spliit JSON export. Any error is an *exchange.Problem at
 // the line where the element starts, with its path.
 func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
@@ -125,7 +132,7 @@ func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	if len(g.Expenses) > opt.MaxRows {
 		return nil, exchange.TooManyRows(lines.Line(fmt.Sprintf("expenses[%d]", opt.MaxRows)), opt.MaxRows)
 	}
-	rd := &reader{lines: lines, g: &g, plan: &exchange.Plan{Title: strings.TrimSpace(g.Name)}, names: map[string]string{}, seen: map[string]int{}}
+	rd := &reader{lines: lines, g: &g, plan: &exchange.Plan{Title: strings.TrimSpace(g.Name)}, names: map[string]string{}, seen: exchange.RowKeys{}}
 	if err := rd.currency(opt.Currency); err != nil {
 		return nil, err
 	}
@@ -147,7 +154,7 @@ type reader struct {
 	cur    money.Currency
 	digits int               // decimals of the file's minor units
 	names  map[string]string // participant id -> unique name
-	seen   map[string]int    // content hash -> times seen, for keys of old exports
+	seen   exchange.RowKeys  // content hash -> times seen, for keys of old exports
 }
 
 // currency finds the group's currency: its code, else a symbol that names
@@ -158,10 +165,7 @@ func (rd *reader) currency(fallback string) error {
 		if err != nil {
 			return rd.lines.Errorf("currencyCode", "%q is not a currency code this server knows", *c)
 		}
-		rd.cur, rd.digits = cur, cur.Digits()
-		if d, ok := spliitDigits[cur.Code()]; ok {
-			rd.digits = d
-		}
+		rd.cur, rd.digits = cur, minorDigits(cur)
 		rd.plan.Currency = cur.Code()
 		return nil
 	}
@@ -222,10 +226,7 @@ func (rd *reader) key(x *Expense) string {
 		return x.ID
 	}
 	b, _ := json.Marshal(x) // a struct of plain fields: cannot fail
-	h := sha256.Sum256(b)
-	s := hex.EncodeToString(h[:12])
-	rd.seen[s]++
-	return "spliit-" + s + "-" + strconv.Itoa(rd.seen[s])
+	return rd.seen.Next("spliit-", b)
 }
 
 func (rd *reader) expense(i int) error {
@@ -428,11 +429,7 @@ func (rd *reader) original(x *Expense, total money.Amount) *exchange.Original {
 	if err != nil {
 		return nil
 	}
-	digits, ok := spliitDigits[cur.Code()]
-	if !ok {
-		digits = cur.Digits()
-	}
-	orig, err := fromMinor(*x.OriginalAmount, digits, cur)
+	orig, err := fromMinor(*x.OriginalAmount, minorDigits(cur), cur)
 	if err != nil || money.Convert(orig, rate, rd.cur).Cmp(total) != 0 {
 		return nil
 	}

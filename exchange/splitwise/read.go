@@ -5,13 +5,10 @@ package splitwise
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"errors"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -75,7 +72,7 @@ func ReadWith(r io.Reader, opt ReadOptions) (*exchange.Plan, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	cr := csv.NewReader(bytes.NewReader(data))
 	cr.FieldsPerRecord = -1
-	rd := &reader{csv: cr, plan: &exchange.Plan{}, maxRows: opt.MaxRows, maxPeople: opt.MaxPeople, maxParts: opt.MaxParts, maxCells: opt.MaxCells, seen: map[string]int{}, totals: map[string]bool{}}
+	rd := &reader{csv: cr, plan: &exchange.Plan{}, maxRows: opt.MaxRows, maxPeople: opt.MaxPeople, maxParts: opt.MaxParts, maxCells: opt.MaxCells, seen: exchange.RowKeys{}, totals: map[string]bool{}}
 	if err := rd.read(); err != nil {
 		return nil, exchange.AsProblem(err)
 	}
@@ -89,8 +86,8 @@ type reader struct {
 	names   []string // members, made unique
 	maxRows int
 	rows    int
-	seen    map[string]int  // row hash -> how many times seen
-	totals  map[string]bool // currencies with a Total balance row
+	seen    exchange.RowKeys // row hash -> how many times seen
+	totals  map[string]bool  // currencies with a Total balance row
 
 	// maxPeople bounds the member columns, maxParts the members of one row,
 	// maxCells the cells that are not zero over all rows (0: none); cells
@@ -263,10 +260,7 @@ func (rd *reader) total(rec []string, line int) error {
 // key identifies a row by a hash of its cells and its place among rows
 // with the same cells, so the same file always gives the same keys.
 func (rd *reader) key(rec []string) string {
-	h := sha256.Sum256([]byte(strings.Join(rec, "\x1f")))
-	s := hex.EncodeToString(h[:12])
-	rd.seen[s]++
-	return "sw-" + s + "-" + strconv.Itoa(rd.seen[s])
+	return rd.seen.Next("sw-", []byte(strings.Join(rec, "\x1f")))
 }
 
 // row reads an expense or payment row.
@@ -398,7 +392,7 @@ func rebuild(cost money.Amount, nets []money.Amount, pos []int, names []string) 
 // that OWASP advises and Fracti's own export does: a single quote before a
 // cell that begins with =, +, -, @, a tab or a carriage return.
 func text(s string) string {
-	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune("=+-@\t\r", rune(s[1])) {
+	if len(s) > 1 && s[0] == '\'' && strings.ContainsRune(exchange.FormulaStart, rune(s[1])) {
 		return s[1:]
 	}
 	return s
