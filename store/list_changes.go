@@ -19,8 +19,8 @@ const DefaultSyncRetention = 30 * 24 * time.Hour
 // first, and the token that follows its last event.
 type Changes struct {
 	Events []Event
-	// Token is the position after the last event (after since's position
-	// when there are none).
+	// Token is the position after the last event: since itself when there
+	// are none (the schema promises the same token again).
 	Token string
 	// HasMore says another page follows: call again with Token.
 	HasMore bool
@@ -93,7 +93,10 @@ func (s *Store) ListChanges(ctx context.Context, groupID, since string, first in
 		}
 		last = ev.Seq
 	}
-	out.Events, out.Token = events, s.SyncToken(groupID, last)
+	out.Events, out.Token = events, since
+	if len(events) > 0 || since == "" {
+		out.Token = s.SyncToken(groupID, last)
+	}
 	return out, nil
 }
 

@@ -39,6 +39,7 @@ func TestListChangesPagesTheLogWithoutGapsOrRepeats(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, caughtUp.Events)
 	require.False(t, caughtUp.HasMore)
+	require.Equal(t, since, caughtUp.Token, "the same token again when nothing is new, whatever the second")
 
 	head, err := s.HeadSyncToken(ctx, g.ID)
 	require.NoError(t, err)
