@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/screens"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/screens"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

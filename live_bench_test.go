@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/wsclient"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/wsclient"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

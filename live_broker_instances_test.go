@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/redistest"
-	"github.com/fracti/api/internal/scrape"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/redistest"
+	"github.com/fracti/api/internal/testkit/scrape"
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

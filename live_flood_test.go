@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/scrape"
-	"github.com/fracti/api/internal/wsclient"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/scrape"
+	"github.com/fracti/api/internal/testkit/wsclient"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

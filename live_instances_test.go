@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/fracti/api/auth"
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/wsclient"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/wsclient"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/scrape"
+	"github.com/fracti/api/internal/testkit/scrape"
 	"github.com/stretchr/testify/require"
 )
 

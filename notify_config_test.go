@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/telegramtest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/telegramtest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

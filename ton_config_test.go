@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/tonapi"
 	"github.com/stretchr/testify/require"

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/stretchr/testify/require"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/stretchr/testify/require"
 )
 

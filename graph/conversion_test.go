@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/rates"
 	"github.com/fracti/api/rates/coingecko"
 	"github.com/fracti/api/rates/ecb"

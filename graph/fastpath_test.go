@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/fracti/api/graph"
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/screens"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/screens"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

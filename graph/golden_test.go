@@ -22,9 +22,9 @@ import (
 
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/screens"
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/screens"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/stretchr/testify/require"
 )
 

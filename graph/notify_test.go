@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/telegramtest"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/telegramtest"
 	"github.com/stretchr/testify/require"
 )
 

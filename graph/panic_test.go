@@ -15,7 +15,7 @@ import (
 
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph"
-	"github.com/fracti/api/internal/screens"
+	"github.com/fracti/api/internal/testkit/screens"
 )
 
 // A panic in one element of a list is that element's field's error, and

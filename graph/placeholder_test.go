@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/money"
 	"github.com/stretchr/testify/require"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

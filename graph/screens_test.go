@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/screens"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/screens"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

@@ -3,8 +3,8 @@ package graph_test
 import (
 	"testing"
 
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/telegramtest"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/telegramtest"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/telegram"
 	"github.com/stretchr/testify/require"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/ton"
 	"github.com/fracti/api/tonapi"
 	"github.com/fracti/api/tonapi/tontest"

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/quota"
 	"github.com/stretchr/testify/require"
 )

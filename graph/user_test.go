@@ -3,7 +3,7 @@ package graph_test
 import (
 	"testing"
 
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/stretchr/testify/require"
 )
 

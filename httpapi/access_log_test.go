@@ -13,8 +13,8 @@ import (
 
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

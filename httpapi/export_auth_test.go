@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fracti/api/auth"
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 )

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/fracti/api/exchange/fractijson"
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

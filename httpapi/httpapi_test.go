@@ -17,7 +17,7 @@ import (
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/playground"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

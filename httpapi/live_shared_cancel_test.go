@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/wsclient"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/wsclient"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

@@ -11,8 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/wsclient"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/wsclient"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/scrape"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/scrape"
 	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

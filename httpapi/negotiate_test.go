@@ -15,8 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/apitest"
-	"github.com/fracti/api/internal/scrape"
+	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/scrape"
 	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/playground"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

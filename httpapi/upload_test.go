@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

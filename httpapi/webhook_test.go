@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

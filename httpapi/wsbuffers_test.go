@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/apitest"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 	"weak"
 
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/stretchr/testify/require"
 )
 

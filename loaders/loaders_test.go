@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/scrape"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/scrape"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/money"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/notify"
 	"github.com/fracti/api/store"

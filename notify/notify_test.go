@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/telegramtest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/telegramtest"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/notify"
 	"github.com/fracti/api/store"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/notify"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/rates"
 )

@@ -17,7 +17,7 @@
 // A job's error or panic is logged and counted (Observer) and the job runs
 // again at its next time; it never stops the scheduler or the server. The
 // scheduler reads time from a Clock, and RunDue runs whatever is due now,
-// so that tests move a clock (internal/testclock) and call RunDue instead
+// so that tests move a clock (internal/testkit/testclock) and call RunDue instead
 // of sleeping.
 package schedule
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/schedule"
 	"github.com/stretchr/testify/require"
 )

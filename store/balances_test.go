@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/ledger"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"

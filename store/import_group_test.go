@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/fracti/api/exchange"
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/ledger"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"

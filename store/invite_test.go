@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

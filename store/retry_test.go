@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

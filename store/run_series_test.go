@@ -8,8 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"

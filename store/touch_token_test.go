@@ -3,7 +3,7 @@ package store_test
 import (
 	"testing"
 
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )

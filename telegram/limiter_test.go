@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/telegram"
 	"github.com/stretchr/testify/require"
 )

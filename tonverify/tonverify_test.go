@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/testclock"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/ton"

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/fracti/api/internal/screens"
+	"github.com/fracti/api/internal/testkit/screens"
 )
 
 // execution is what the GraphQL executor alone costs on the group screen:

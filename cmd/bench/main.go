@@ -30,8 +30,8 @@ import (
 
 	"github.com/fracti/api/auth"
 	"github.com/fracti/api/httpapi"
-	"github.com/fracti/api/internal/dynamotest"
 	"github.com/fracti/api/internal/gctune"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/store"
 )
 

@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/fracti/api/internal/dynamotest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 )
 
 // countRuns is how many single requests the call counts come from: the

@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	"github.com/fracti/api/internal/dynamotest"
-	"github.com/fracti/api/internal/screens"
+	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/screens"
 )
 
 // byIDCount is how many expenses the byid screen asks for in one operation.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/redistest"
+	"github.com/fracti/api/internal/testkit/redistest"
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/store"
 	"github.com/redis/go-redis/v9"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fracti/api/internal/telegramtest"
+	"github.com/fracti/api/internal/testkit/telegramtest"
 	"github.com/fracti/api/telegram"
 	"github.com/stretchr/testify/require"
 )
