@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,6 +20,11 @@ type ClientConfig struct {
 	Endpoint string
 	// Region defaults to us-east-1 for a local endpoint.
 	Region string
+	// DefaultCredentials signs calls to a local endpoint with the AWS
+	// default chain; without it they carry dummy credentials (DynamoDB
+	// Local accepts any), so that nothing probes EC2 instance metadata.
+	// Calls to AWS always use the default chain.
+	DefaultCredentials bool
 	// AttemptTimeout bounds one try of a call, from sending the request to
 	// reading the whole answer (0 means DefaultAttemptTimeout). A try that
 	// runs out of time (a dead connection, DynamoDB hanging) is retried like
@@ -34,8 +38,8 @@ type ClientConfig struct {
 const DefaultAttemptTimeout = 10 * time.Second
 
 // NewClient builds a DynamoDB client. Credentials and region come from the
-// AWS default chain; a local endpoint gets dummy credentials when none are
-// in the environment (DynamoDB Local accepts any), and skips response checksums,
+// AWS default chain; a local endpoint gets dummy credentials unless
+// cfg.DefaultCredentials (DynamoDB Local accepts any), and skips response checksums,
 // which DynamoDB Local omits on error responses. Every client enforces the
 // call budget a context carries (WithCallBudget), gives each try of a call
 // cfg.AttemptTimeout, and retries throttled and failed calls within the
@@ -101,7 +105,7 @@ func loadAWSConfig(ctx context.Context, cfg ClientConfig) (aws.Config, error) {
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("load AWS config: %w", err)
 	}
-	if cfg.Endpoint != "" && os.Getenv("AWS_ACCESS_KEY_ID") == "" {
+	if cfg.Endpoint != "" && !cfg.DefaultCredentials {
 		// Not the default chain: it would probe EC2 instance metadata first.
 		awsCfg.Credentials = aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider("local", "local", ""))
 	}

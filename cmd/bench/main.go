@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/config"
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/gctune"
 	"github.com/fracti/api/internal/testkit/dynamotest"
@@ -102,8 +103,14 @@ func main() {
 		os.Exit(130)
 	}()
 
+	// The server's configuration: the collector's settings, and DYNAMODB_ENDPOINT.
+	cfg, err := config.FromEnvironment()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
 	if o.gcDefaults {
-		s := gctune.Apply(os.Getenv("GOGC"), os.Getenv("GOMEMLIMIT"))
+		s := gctune.Apply(cfg.GC.GOGC, cfg.GC.GOMEMLIMIT)
 		fmt.Fprintf(os.Stderr, "GOGC=%d (default: %v), memory limit set: %d bytes\n", s.GOGC, s.GOGCDefault, s.MemoryLimit)
 	}
 	if o.serverProf != "" {
@@ -112,7 +119,7 @@ func main() {
 		// small per-request costs.
 		runtime.MemProfileRate = 0
 	}
-	err := run(context.Background(), o, &cleanups)
+	err = run(context.Background(), o, cfg.Store.Endpoint, &cleanups)
 	cleanups.run()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -145,9 +152,9 @@ func (c *cleanupList) run() {
 	}
 }
 
-// run is the whole benchmark: engine, table, seed, server, measurements.
-func run(ctx context.Context, o options, cleanups *cleanupList) error {
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+// run is the whole benchmark: engine (DynamoDB Local at endpoint, or one
+// of its own), table, seed, server, measurements.
+func run(ctx context.Context, o options, endpoint string, cleanups *cleanupList) error {
 	if endpoint == "" {
 		ep, err := startDynamoDBLocal(cleanups)
 		if err != nil {

@@ -63,12 +63,10 @@ const reconnectHold = live.DefaultBrokerDownAfter + time.Second
 
 var _ live.Broker = (*Broker)(nil)
 
-// CheckURL says what is wrong with a LIVE_BROKER URL (nil: nothing).
+// CheckURL says what is wrong with a broker's URL (nil: nothing).
 func CheckURL(url string) error {
-	if _, err := redis.ParseURL(url); err != nil {
-		return fmt.Errorf("LIVE_BROKER: %w", err)
-	}
-	return nil
+	_, err := redis.ParseURL(url)
+	return err
 }
 
 // New connects to url (redis://[:password@]host:port/db, or rediss:// for

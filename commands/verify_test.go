@@ -1,0 +1,103 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fracti/api/internal/testkit/servertest"
+	"github.com/fracti/api/money"
+	"github.com/fracti/api/store"
+	"github.com/stretchr/testify/require"
+)
+
+func TestVerify(t *testing.T) {
+	table, db, s, g := servertest.VerifiedGroup(t)
+	ctx := context.Background()
+	other, _, err := s.CreateGroup(ctx, store.NewGroup{Title: "U", Currency: money.MustCurrency("USD"), Creator: store.NewMember{UserID: "1", Name: "A"}})
+	require.NoError(t, err)
+
+	var out bytes.Buffer
+	require.NoError(t, call(t, verifyCommand, nil, &out))
+	require.Contains(t, out.String(), "2 groups verified, 0 with drift")
+
+	// Corrupt one balance behind the API's back: verify must notice.
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(table),
+		Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "GROUP#" + g.ID}, "SK": &types.AttributeValueMemberS{Value: "LEDGER#USD"}},
+		UpdateExpression:          aws.String("ADD #p :one"),
+		ExpressionAttributeNames:  map[string]string{"#p": "p:1"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "0.01"}},
+	})
+	require.NoError(t, err)
+	out.Reset()
+	err = call(t, verifyCommand, []string{"--group", g.ID}, &out)
+	require.ErrorIs(t, err, errDrift)
+	require.Contains(t, out.String(), "DRIFT")
+	require.Contains(t, out.String(), "user 1 paid")
+	require.Contains(t, out.String(), "nets add up to 0.01")
+
+	out.Reset()
+	require.NoError(t, call(t, verifyCommand, []string{"--group", other.ID}, &out))
+	require.Error(t, run("verify", "--group", g.ID), "the command fails, so the process exits non-zero")
+}
+
+// TestVerifyFindsAnEditedActivityEvent: events 1–2 are the group's creation
+// and a join, 3–5 three expenses. Changing any one of them behind the API's
+// back, even by a cent, breaks the chain at that event, and verify says which.
+func TestVerifyFindsAnEditedActivityEvent(t *testing.T) {
+	table, db, _, g := servertest.VerifiedGroup(t)
+	ctx := context.Background()
+	var out bytes.Buffer
+	require.NoError(t, call(t, verifyCommand, []string{"--group", g.ID}, &out))
+
+	key := func(sk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "GROUP#" + g.ID}, "SK": &types.AttributeValueMemberS{Value: sk}}
+	}
+	// Dropping the newest event leaves the ledger's head pointing past the log.
+	_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key("EVENT#000000000005")})
+	require.NoError(t, err)
+	out.Reset()
+	require.ErrorIs(t, call(t, verifyCommand, []string{"--group", g.ID}, &out), errDrift)
+	require.Contains(t, out.String(), "the ledger's head says 5 events, the log holds 4")
+
+	// The second expense's amount, 3.33, becomes 3.34 in its event: the
+	// first broken link is that event.
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(table), Key: key("EVENT#000000000004"),
+		UpdateExpression:          aws.String("SET changes[0].#after = :v"),
+		ExpressionAttributeNames:  map[string]string{"#after": "after"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberS{Value: "3.34"}},
+	})
+	require.NoError(t, err)
+	out.Reset()
+	require.ErrorIs(t, call(t, verifyCommand, []string{"--group", g.ID}, &out), errDrift)
+	require.Contains(t, out.String(), "activity event 4: its hash does not match its content")
+}
+
+// A placeholder claimed by a user who joined later leaves no drift: every
+// step of the claim kept the stored balances exact.
+func TestVerifyAfterAClaim(t *testing.T) {
+	_, _, s, g := servertest.VerifiedGroup(t)
+	ctx := context.Background()
+	usd := money.MustCurrency("USD")
+	ph, err := s.AddPlaceholder(ctx, g.ID, "C", "1")
+	require.NoError(t, err)
+	for _, cents := range []int64{900, 301} {
+		parts, _ := money.SplitEqual(money.NewAmount(cents, usd), 3)
+		_, err := s.CreateExpense(ctx, g.Title, store.Expense{GroupID: g.ID, PayerID: ph.UserID, PayerName: ph.Name, Amount: money.NewAmount(cents, usd),
+			Description: "x", SplitType: store.SplitEqual, Splits: []store.Split{{UserID: "1", Amount: parts[0]}, {UserID: "2", Amount: parts[1]}, {UserID: ph.UserID, Amount: parts[2]}}}, "")
+		require.NoError(t, err)
+	}
+	claimer, _, err := s.JoinGroup(ctx, g.ID, store.NewMember{UserID: "3", Name: "Carol"})
+	require.NoError(t, err)
+	_, err = s.ClaimPlaceholder(ctx, g.ID, ph.UserID, claimer)
+	require.NoError(t, err)
+
+	var out bytes.Buffer
+	require.NoError(t, call(t, verifyCommand, []string{"--group", g.ID}, &out))
+	require.Contains(t, out.String(), "1 groups verified, 0 with drift")
+}

@@ -1,0 +1,257 @@
+package config
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fracti/api/graph/limits"
+	"github.com/fracti/api/httpapi"
+	"github.com/fracti/api/live/redisbroker"
+	"github.com/fracti/api/rates/coingecko"
+	"github.com/fracti/api/rates/ecb"
+)
+
+// FromEnvironment loads the configuration from the process's environment:
+// the one place the server reads it.
+func FromEnvironment() (Config, error) { return Load(os.Getenv) }
+
+// Load reads every declared setting through getenv (an empty value is
+// unset) and checks it. The error names every setting that is wrong and
+// what it accepts.
+func Load(getenv func(string) string) (Config, error) {
+	r := &reader{getenv: getenv}
+	var c Config
+
+	c.Server = Server{
+		Port:           r.text(port),
+		CORSOrigins:    r.list(corsAllowedOrigins),
+		MaxBodyBytes:   int64(r.positive(maxBodyBytes, "a positive number of bytes")),
+		MaxUploadBytes: int64(r.positive(importMaxBytes, "a positive number of bytes")),
+		MaxUploads:     r.positive(importMaxConcurrent, "a positive number of uploads"),
+		ClientIPHeader: r.text(clientIPHeader),
+		LogJSON:        r.text(logFormat) == "json",
+	}
+
+	c.Store = Store{
+		Endpoint:           r.text(dynamoDBEndpoint),
+		Table:              r.text(dynamoDBTable),
+		TableSet:           r.set(dynamoDBTable),
+		Region:             r.text(awsRegion),
+		DefaultCredentials: r.set(awsAccessKeyID),
+		MaxCurrencies:      r.positive(maxGroupCurrencies, "a positive whole number"),
+		SpendingMaxDays:    r.positive(spendingMaxDays, "a positive whole number"),
+		LegacyGroupsClosed: !r.boolean(legacyGroupsJoinByID),
+		SyncRetention:      r.duration(syncRetention),
+	}
+	if secret := r.text(cursorSecret); secret != "" {
+		c.Store.CursorSecret, c.Store.CursorSecretSet = []byte(secret), true
+	} else {
+		// Cursors then stop working across restarts and between instances: fine locally only.
+		c.Store.CursorSecret = make([]byte, 32)
+		_, _ = rand.Read(c.Store.CursorSecret)
+	}
+	// The Playground is for local work: on AWS it is served only when asked for.
+	c.Server.Playground = r.booleanOr(playground, c.Store.Endpoint != "")
+
+	c.Auth = Auth{MaxAge: r.duration(authMaxAge), TokenCacheTTL: r.tokenCacheTTL(tokenCacheTTL)}
+
+	c.Quota.ReadsPerDay = r.limit(quotaReadsPerDay)
+	c.Quota.WritesPerDay = r.limit(quotaWritesPerDay)
+	c.Quota.Sample = r.positive(quotaSample, "a positive whole number")
+	c.Quota.AnonymousPerMinute = int(r.limit(anonRateLimit))
+
+	c.GraphQL = GraphQL{
+		LoaderWait:       r.duration(loaderWait),
+		TrustedDocuments: r.text(trustedDocuments),
+		Introspection:    r.boolean(introspection),
+		FastMarshal:      r.boolean(fastMarshal),
+		MaxCalls:         r.positive(maxDynamoDBCalls, "a positive whole number"),
+	}
+	// Suggestions would spell out the schema introspection hides.
+	c.GraphQL.FieldSuggestions = r.booleanOr(fieldSuggestions, c.GraphQL.Introspection)
+	c.GraphQL.Limits = limits.Config{
+		MaxDocumentBytes:   r.positive(maxDocumentBytes, "a positive number of bytes"),
+		MaxTokens:          r.positive(maxTokens, "a positive whole number"),
+		MaxDepth:           r.positive(maxDepth, "a positive whole number"),
+		MaxAliases:         r.positive(maxAliases, "a positive whole number"),
+		MaxRootFields:      r.positive(maxRootFields, "a positive whole number"),
+		MaxSelections:      r.positive(maxSelections, "a positive whole number"),
+		MaxDirectives:      r.positive(maxDirectives, "a positive whole number"),
+		MaxFragmentSpreads: r.positive(maxFragmentSpreads, "a positive whole number"),
+		MaxComplexity:      r.positive(maxComplexity, "a positive whole number"),
+	}
+
+	c.Live = Live{
+		On:     r.boolean(liveUpdates),
+		Buffer: r.positive(liveBuffer, "a positive whole number"),
+		Limits: httpapi.LiveLimits{
+			ConnectionsPerUser:         r.positive(liveConnectionsPerUser, "a positive whole number"),
+			SubscriptionsPerConnection: r.positive(liveSubscriptionsPerConnection, "a positive whole number"),
+			PingInterval:               r.duration(livePingInterval),
+			MaxMessageBytes:            int64(r.positive(liveMaxMessageBytes, "a positive number of bytes")),
+			// The default leaves descriptors for everything else (httpapi.DefaultMaxConnections).
+			MaxConnections: r.positiveOr(liveMaxConnections, httpapi.DefaultMaxConnections(), "a positive whole number"),
+		},
+	}
+
+	c.Stream = Stream{Poll: r.duration(streamPollInterval), Broker: r.text(liveBroker), LeaseTimeout: r.duration(leaseTimeout)}
+	if c.Stream.Broker != "" {
+		if err := redisbroker.CheckURL(c.Stream.Broker); err != nil {
+			r.fail(liveBroker, "a Redis URL such as redis://10.0.0.5:6379/0 ("+err.Error()+")")
+		}
+	}
+	if c.Stream.LeaseTimeout > 0 && c.Stream.LeaseTimeout < time.Second {
+		r.failValue(leaseTimeout, "at least 1s")
+	}
+
+	c.Telegram = Telegram{
+		BotToken:      r.text(telegramBotToken),
+		APIURL:        r.text(telegramAPIURL),
+		WebhookSecret: r.text(telegramWebhookSecret),
+		BotUsername:   strings.TrimPrefix(r.text(telegramBotUsername), "@"),
+		AppName:       r.text(telegramAppName),
+	}
+
+	c.Notify = Notify{
+		On: r.boolean(notifyOn), Window: r.duration(notifyBatchWindow),
+		MaxAge: r.duration(notifyMaxAge), JobInterval: r.duration(notifyJobInterval),
+	}
+	c.Recurring = Recurring{Interval: r.duration(recurringInterval), CatchUp: r.positive(recurringCatchUp, "a positive whole number")}
+	c.TON = TON{APIURL: r.text(tonAPIURL), APIKey: r.text(tonAPIKey), Interval: r.duration(tonVerifyInterval), GiveUp: r.duration(tonVerifyGiveUp)}
+	c.Rates = Rates{
+		FiatURL:   r.httpURL(ratesURL, ecb.ExampleURL),
+		CryptoURL: r.httpURL(cryptoRatesURL, coingecko.ExampleURL),
+		Timeout:   r.duration(ratesTimeout),
+	}
+
+	c.Metrics = Metrics{On: r.boolean(metricsOn), Addr: r.text(metricsAddr)}
+	if c.Metrics.Addr != "" {
+		if _, _, err := net.SplitHostPort(c.Metrics.Addr); err != nil || !c.Metrics.On {
+			r.fail(metricsAddr, "an address such as :9090, with METRICS=true")
+		}
+	}
+
+	c.GC = GC{GOGC: r.text(gogc), GOMEMLIMIT: r.text(gomemlimit)}
+	return c, errors.Join(r.errs...)
+}
+
+// reader reads settings through getenv, gathering what is wrong with them.
+type reader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+// set reports whether s is set (to something other than "").
+func (r *reader) set(s *Setting) bool { return r.getenv(s.Name) != "" }
+
+// text is s's value, or its default when it is unset.
+func (r *reader) text(s *Setting) string {
+	if v := r.getenv(s.Name); v != "" {
+		return v
+	}
+	return s.Default
+}
+
+// fail records that s, as set, is not what it accepts.
+func (r *reader) fail(s *Setting, accepts string) {
+	r.errs = append(r.errs, fmt.Errorf("%s must be %s", s.Name, accepts))
+}
+
+// failValue is fail quoting the value: for settings whose values are not
+// secrets (numbers, durations, booleans).
+func (r *reader) failValue(s *Setting, accepts string) {
+	r.errs = append(r.errs, fmt.Errorf("%s must be %s, not %q", s.Name, accepts, r.text(s)))
+}
+
+// list is a comma-separated s, without blanks.
+func (r *reader) list(s *Setting) []string {
+	var out []string
+	for _, v := range strings.Split(r.text(s), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// boolean reads s as true or false.
+func (r *reader) boolean(s *Setting) bool { return r.booleanOr(s, false) }
+
+// booleanOr is boolean with def when s is unset and declares no default.
+func (r *reader) booleanOr(s *Setting, def bool) bool {
+	v := r.text(s)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		r.failValue(s, "true or false")
+	}
+	return b
+}
+
+// positive reads s as a positive whole number; accepts says what of.
+func (r *reader) positive(s *Setting, accepts string) int { return r.positiveOr(s, 0, accepts) }
+
+// positiveOr is positive with def when s is unset and declares no default.
+func (r *reader) positiveOr(s *Setting, def int, accepts string) int {
+	v := r.text(s)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		r.failValue(s, accepts)
+	}
+	return n
+}
+
+// limit reads s as a whole number, 0 for no limit.
+func (r *reader) limit(s *Setting) int64 {
+	n, err := strconv.ParseInt(r.text(s), 10, 64)
+	if err != nil || n < 0 {
+		r.failValue(s, "a whole number (0: no limit)")
+	}
+	return n
+}
+
+// duration reads s as a positive duration.
+func (r *reader) duration(s *Setting) time.Duration {
+	d, err := time.ParseDuration(r.text(s))
+	if err != nil || d <= 0 {
+		r.failValue(s, "a positive duration such as 24h or 2ms")
+	}
+	return d
+}
+
+// tokenCacheTTL reads s as a duration, 0 turning the cache off (given to
+// httpapi as a negative TTL).
+func (r *reader) tokenCacheTTL(s *Setting) time.Duration {
+	d, err := time.ParseDuration(r.text(s))
+	switch {
+	case err != nil || d < 0:
+		r.failValue(s, "a duration such as 30s, or 0 for no cache")
+	case d == 0:
+		return -1
+	}
+	return d
+}
+
+// httpURL reads s as an http(s) URL, if set; example shows one.
+func (r *reader) httpURL(s *Setting, example string) string {
+	v := r.text(s)
+	if v == "" {
+		return ""
+	}
+	if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.fail(s, "an http(s) URL such as "+example)
+	}
+	return v
+}

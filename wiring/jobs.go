@@ -1,0 +1,39 @@
+package wiring
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/fracti/api/config"
+	"github.com/fracti/api/metrics"
+	"github.com/fracti/api/notify"
+	"github.com/fracti/api/schedule"
+	"github.com/fracti/api/store"
+	"github.com/fracti/api/tonverify"
+)
+
+// startJobs starts this instance's timed work (package schedule): every
+// instance runs every job, and each job's conditional writes make its work
+// happen once however many run it. ton is the verifier the API uses too;
+// n, when not nil, is the notifier this instance runs.
+func startJobs(rc config.Recurring, tc config.TON, nc config.Notify, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, ton *tonverify.Verifier) *schedule.Scheduler {
+	jobs := schedule.New(schedule.Options{Log: log, Observe: m.JobRun})
+	jobs.Register("recurring", rc.Interval, recurringJob(s, rc.CatchUp, log))
+	jobs.Register("ton-verify", tc.Interval, tonVerifyJob(ton, log))
+	if n != nil {
+		registerNotifyJobs(jobs, n, nc.JobInterval, log)
+	}
+	jobs.Start()
+	return jobs
+}
+
+// recurringJob creates the recurring expenses' occurrences that are due.
+func recurringJob(s *store.Store, catchUp int, log *slog.Logger) schedule.Job {
+	return func(ctx context.Context) error {
+		run, err := s.RunRecurring(ctx, catchUp)
+		if run.Created > 0 || run.Paused > 0 {
+			log.Info("recurring expenses", "due", run.Due, "created", run.Created, "paused", run.Paused)
+		}
+		return err
+	}
+}
