@@ -36,5 +36,8 @@ check: ## gofmt, go vet and generated code in step with the schema
 stop-dynamodb: ## Stop the DynamoDB Local that `make run` started
 	scripts/dynamodb-local.sh stop .local/dynamodb-data/dynamodb-local.pid
 
-help:
+help: ## This list, then the server's commands (go run . help)
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@echo
+	@echo "The server's commands (go run . <command>, or bin/fracti-api <command> after make build):"
+	@go run . help

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/fracti/api/config"
@@ -20,8 +21,11 @@ import (
 
 // A command is one thing the binary does: `fracti-api <name> [args]`.
 type command struct {
-	name    string
-	args    string // the arguments it takes, for the usage line
+	name string
+	// sub are its subcommands, the first of its arguments (token: create;
+	// table: create, describe); none for most.
+	sub     []string
+	args    string // the arguments it takes after them, for the usage line
 	summary string // what it does, in a line
 	// run runs it: c is the command itself (its flags and usage line).
 	run func(ctx context.Context, c command, e env, args []string) error
@@ -60,7 +64,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	switch name {
 	case "help", "-h", "--help":
-		return help(stdout, args)
+		return help(ctx, stdout, args)
 	}
 	cmd, ok := find(name)
 	if !ok {
@@ -93,7 +97,25 @@ func names() []string {
 }
 
 // usage is c's usage line.
-func (c command) usage() string { return "usage: fracti-api " + c.name + " " + c.args }
+func (c command) usage() string {
+	line := "usage: fracti-api " + c.name
+	if len(c.sub) > 0 {
+		line += " " + strings.Join(c.sub, "|")
+	}
+	return line + " " + c.args
+}
+
+// subcommand splits args into c's subcommand and the rest; without one it
+// fails with c's usage line (-h is the first subcommand's, to show the flags).
+func (c command) subcommand(args []string) (sub string, rest []string, err error) {
+	if len(args) > 0 && slices.Contains(c.sub, args[0]) {
+		return args[0], args[1:], nil
+	}
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		return c.sub[0], args, nil // its flags print the help
+	}
+	return "", nil, errors.New(c.usage())
+}
 
 // flags is a flag set for c that prints c's usage line and summary above
 // its flags on -h.
@@ -101,30 +123,59 @@ func (c command) flags(out io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
-		fmt.Fprintf(out, "%s\n\n%s\n\n", c.usage(), c.summary)
+		fmt.Fprintf(out, "%s\n\n%s\n\n", c.usage(), strings.Join(wrap(c.summary, 100), "\n"))
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
 // help prints every command with its arguments and what it does, or, given
-// a command's name, that command's help.
-func help(out io.Writer, args []string) error {
+// a command's name, that command's help with its flags (what -h prints).
+func help(ctx context.Context, out io.Writer, args []string) error {
 	if len(args) > 0 {
 		c, ok := find(args[0])
 		if !ok {
 			return fmt.Errorf("unknown command %q (try: %s)", args[0], strings.Join(names(), ", "))
 		}
-		c.flags(out).Usage()
-		return nil
+		// Every command parses its flags (those of its first subcommand)
+		// before it does anything else: -h prints them and stops it there.
+		helpArgs := []string{"-h"}
+		if len(c.sub) > 0 {
+			helpArgs = []string{c.sub[0], "-h"}
+		}
+		err := c.run(ctx, c, env{out: out, errOut: out, log: quiet()}, helpArgs)
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
 	}
 	fmt.Fprintf(out, "usage: fracti-api [command] [arguments]   (serve when none)\n\nCommands:\n")
 	for _, c := range all {
-		fmt.Fprintf(out, "  %-18s %s\n  %-18s %s\n", c.name, c.args, "", c.summary)
+		fmt.Fprintf(out, "  %-18s %s\n", c.name, strings.TrimPrefix(c.usage(), "usage: fracti-api "+c.name+" "))
+		for _, line := range wrap(c.summary, 80) {
+			fmt.Fprintf(out, "  %-18s %s\n", "", line)
+		}
 	}
 	fmt.Fprintf(out, "\n`fracti-api help <command>` or `fracti-api <command> -h` shows a command's flags.\n"+
 		"The configuration comes from the environment: docs/configuration.md.\n")
 	return nil
+}
+
+// wrap breaks text into lines of at most width characters, between words.
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return append(lines, line)
 }
 
 // quiet is a logger that drops everything: for the commands whose output

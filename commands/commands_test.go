@@ -44,6 +44,7 @@ func TestHelp(t *testing.T) {
 		require.Contains(t, out, c.args)
 	}
 	require.Contains(t, stdout(t, "help", "migrate"), "-segments")
+	require.Contains(t, stdout(t, "help", "table"), "-pitr", "a subcommand's flags")
 
 	var errOut bytes.Buffer
 	require.Zero(t, Main(context.Background(), []string{"verify", "-h"}, io.Discard, &errOut))

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/fracti/api/wiring"
@@ -20,7 +21,9 @@ var notifyCommand = command{
 func runNotify(ctx context.Context, c command, e env, args []string) error {
 	fs := c.flags(e.errOut)
 	replay := fs.Bool("replay", false, "send the dead letters again, and exit")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return err
+	} else if err != nil || fs.NArg() > 0 {
 		return fmt.Errorf("notify takes no argument but --replay")
 	}
 	s, err := wiring.OpenStore(ctx, e.cfg.Store, e.log)

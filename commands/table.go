@@ -24,7 +24,8 @@ var envPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
 
 var tableCommand = command{
 	name: "table",
-	args: "create|describe [--env <name>] [--tag key=value ...] [--pitr=false]",
+	sub:  []string{"create", "describe"},
+	args: "[--env <name>] [--tag key=value ...] [--pitr=false]",
 	summary: "create makes the table the server needs, or brings the one that exists up to it (changing only what can change in place); " +
 		"describe prints the table and how it differs. Both name the table DYNAMODB_TABLE, or FractiTable-<env> with --env (one table per environment, as deploy/fracti.yaml names it).",
 	run: runTable,
@@ -32,8 +33,9 @@ var tableCommand = command{
 
 // runTable runs `table create` and `table describe`.
 func runTable(ctx context.Context, c command, e env, args []string) error {
-	if len(args) == 0 || (args[0] != "create" && args[0] != "describe") {
-		return errors.New(c.usage())
+	sub, args, err := c.subcommand(args)
+	if err != nil {
+		return err
 	}
 	out := e.out
 	fs := c.flags(e.errOut)
@@ -51,7 +53,7 @@ func runTable(ctx context.Context, c command, e env, args []string) error {
 		extra[k] = v
 		return nil
 	})
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -69,7 +71,7 @@ func runTable(ctx context.Context, c command, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if args[0] == "create" {
+	if sub == "create" {
 		return createTable(ctx, s, want, out)
 	}
 	return describeTable(ctx, s, want, out)

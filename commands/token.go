@@ -17,15 +17,17 @@ import (
 
 var tokenCommand = command{
 	name:    "token",
-	args:    "create --user <telegramId> --name <display name> [--username <name>] [--label <what it is for>] [--scopes READ,WRITE] [--expires-in <duration>]",
+	sub:     []string{"create"},
+	args:    "--user <telegramId> --name <display name> [--username <name>] [--label <what it is for>] [--scopes READ,WRITE] [--expires-in <duration>]",
 	summary: "Create a personal access token for a user and print it on stdout. Only its SHA-256 hash is stored, so this is the one time it can be seen.",
 	run:     runTokenCreate,
 }
 
 // runTokenCreate runs `token create`.
 func runTokenCreate(ctx context.Context, c command, e env, args []string) error {
-	if len(args) == 0 || args[0] != "create" {
-		return errors.New(c.usage())
+	_, args, err := c.subcommand(args)
+	if err != nil {
+		return err
 	}
 	fs := c.flags(e.errOut)
 	userID := fs.String("user", "", "Telegram user id of the token's owner (required)")
@@ -34,7 +36,7 @@ func runTokenCreate(ctx context.Context, c command, e env, args []string) error 
 	label := fs.String("label", "", "what the token is for, e.g. \"CI bot\"")
 	scopeList := fs.String("scopes", "READ,WRITE", "what the token may do: READ (queries), WRITE (mutations), or both")
 	expiresIn := fs.Duration("expires-in", 0, "how long the token works, e.g. 2160h; 0 means it never expires")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	scopes, err := parseScopes(*scopeList)
