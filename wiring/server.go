@@ -45,7 +45,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	if path := cfg.GraphQL.TrustedDocuments; path != "" {
 		var err error
 		if srv.trusted, err = graph.LoadTrustedDocuments(path); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("TRUSTED_DOCUMENTS: %w", err)
 		}
 		log.Info("running only trusted documents", "path", path, "operations", srv.trusted.Len())
 	}
