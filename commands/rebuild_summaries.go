@@ -33,12 +33,9 @@ func runRebuildSummaries(ctx context.Context, c command, e env, args []string) e
 
 // rebuildSummaries rebuilds groupID's summaries, or every group's when it is "".
 func rebuildSummaries(ctx context.Context, s *store.Store, groupID string, out io.Writer) error {
-	groups := []string{groupID}
-	if groupID == "" {
-		var err error
-		if groups, err = s.ScanGroupIDs(ctx); err != nil {
-			return err
-		}
+	groups, err := groupsOf(ctx, s, groupID)
+	if err != nil {
+		return err
 	}
 	total := 0
 	for _, g := range groups {
@@ -51,4 +48,13 @@ func rebuildSummaries(ctx context.Context, s *store.Store, groupID string, out i
 	}
 	fmt.Fprintf(out, "%d groups rebuilt, %d summaries rewritten\n", len(groups), total)
 	return nil
+}
+
+// groupsOf is the group --group names, or, without one, every group of the
+// table (a scan).
+func groupsOf(ctx context.Context, s *store.Store, groupID string) ([]string, error) {
+	if groupID != "" {
+		return []string{groupID}, nil
+	}
+	return s.ScanGroupIDs(ctx)
 }

@@ -35,11 +35,9 @@ func runVerify(ctx context.Context, c command, e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	groups := []string{*groupID}
-	if *groupID == "" {
-		if groups, err = s.ScanGroupIDs(ctx); err != nil {
-			return err
-		}
+	groups, err := groupsOf(ctx, s, *groupID)
+	if err != nil {
+		return err
 	}
 	drifted := 0
 	for _, g := range groups {

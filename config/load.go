@@ -32,9 +32,9 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Server = Server{
 		Port:           r.text(port),
 		CORSOrigins:    r.list(corsAllowedOrigins),
-		MaxBodyBytes:   int64(r.positive(maxBodyBytes, "a positive number of bytes")),
-		MaxUploadBytes: int64(r.positive(importMaxBytes, "a positive number of bytes")),
-		MaxUploads:     r.positive(importMaxConcurrent, "a positive number of uploads"),
+		MaxBodyBytes:   r.bytes(maxBodyBytes),
+		MaxUploadBytes: r.bytes(importMaxBytes),
+		MaxUploads:     r.count(importMaxConcurrent, 0, "a positive number of uploads"),
 		ClientIPHeader: r.text(clientIPHeader),
 		LogJSON:        r.text(logFormat) == "json",
 	}
@@ -45,8 +45,8 @@ func Load(getenv func(string) string) (Config, error) {
 		TableSet:           r.set(dynamoDBTable),
 		Region:             r.text(awsRegion),
 		DefaultCredentials: r.set(awsAccessKeyID),
-		MaxCurrencies:      r.positive(maxGroupCurrencies, "a positive whole number"),
-		SpendingMaxDays:    r.positive(spendingMaxDays, "a positive whole number"),
+		MaxCurrencies:      r.positive(maxGroupCurrencies),
+		SpendingMaxDays:    r.positive(spendingMaxDays),
 		LegacyGroupsClosed: !r.boolean(legacyGroupsJoinByID),
 		SyncRetention:      r.duration(syncRetention),
 	}
@@ -64,7 +64,7 @@ func Load(getenv func(string) string) (Config, error) {
 
 	c.Quota.ReadsPerDay = r.limit(quotaReadsPerDay)
 	c.Quota.WritesPerDay = r.limit(quotaWritesPerDay)
-	c.Quota.Sample = r.positive(quotaSample, "a positive whole number")
+	c.Quota.Sample = r.positive(quotaSample)
 	c.Quota.AnonymousPerMinute = int(r.limit(anonRateLimit))
 
 	c.GraphQL = GraphQL{
@@ -72,32 +72,32 @@ func Load(getenv func(string) string) (Config, error) {
 		TrustedDocuments: r.text(trustedDocuments),
 		Introspection:    r.boolean(introspection),
 		FastMarshal:      r.boolean(fastMarshal),
-		MaxCalls:         r.positive(maxDynamoDBCalls, "a positive whole number"),
+		MaxCalls:         r.positive(maxDynamoDBCalls),
 	}
 	// Suggestions would spell out the schema introspection hides.
 	c.GraphQL.FieldSuggestions = r.booleanOr(fieldSuggestions, c.GraphQL.Introspection)
 	c.GraphQL.Limits = limits.Config{
-		MaxDocumentBytes:   r.positive(maxDocumentBytes, "a positive number of bytes"),
-		MaxTokens:          r.positive(maxTokens, "a positive whole number"),
-		MaxDepth:           r.positive(maxDepth, "a positive whole number"),
-		MaxAliases:         r.positive(maxAliases, "a positive whole number"),
-		MaxRootFields:      r.positive(maxRootFields, "a positive whole number"),
-		MaxSelections:      r.positive(maxSelections, "a positive whole number"),
-		MaxDirectives:      r.positive(maxDirectives, "a positive whole number"),
-		MaxFragmentSpreads: r.positive(maxFragmentSpreads, "a positive whole number"),
-		MaxComplexity:      r.positive(maxComplexity, "a positive whole number"),
+		MaxDocumentBytes:   int(r.bytes(maxDocumentBytes)),
+		MaxTokens:          r.positive(maxTokens),
+		MaxDepth:           r.positive(maxDepth),
+		MaxAliases:         r.positive(maxAliases),
+		MaxRootFields:      r.positive(maxRootFields),
+		MaxSelections:      r.positive(maxSelections),
+		MaxDirectives:      r.positive(maxDirectives),
+		MaxFragmentSpreads: r.positive(maxFragmentSpreads),
+		MaxComplexity:      r.positive(maxComplexity),
 	}
 
 	c.Live = Live{
 		On:     r.boolean(liveUpdates),
-		Buffer: r.positive(liveBuffer, "a positive whole number"),
+		Buffer: r.positive(liveBuffer),
 		Limits: httpapi.LiveLimits{
-			ConnectionsPerUser:         r.positive(liveConnectionsPerUser, "a positive whole number"),
-			SubscriptionsPerConnection: r.positive(liveSubscriptionsPerConnection, "a positive whole number"),
+			ConnectionsPerUser:         r.positive(liveConnectionsPerUser),
+			SubscriptionsPerConnection: r.positive(liveSubscriptionsPerConnection),
 			PingInterval:               r.duration(livePingInterval),
-			MaxMessageBytes:            int64(r.positive(liveMaxMessageBytes, "a positive number of bytes")),
+			MaxMessageBytes:            r.bytes(liveMaxMessageBytes),
 			// The default leaves descriptors for everything else (httpapi.DefaultMaxConnections).
-			MaxConnections: r.positiveOr(liveMaxConnections, httpapi.DefaultMaxConnections(), "a positive whole number"),
+			MaxConnections: r.positiveOr(liveMaxConnections, httpapi.DefaultMaxConnections()),
 		},
 	}
 
@@ -123,7 +123,7 @@ func Load(getenv func(string) string) (Config, error) {
 		On: r.boolean(notifyOn), Window: r.duration(notifyBatchWindow),
 		MaxAge: r.duration(notifyMaxAge), JobInterval: r.duration(notifyJobInterval),
 	}
-	c.Recurring = Recurring{Interval: r.duration(recurringInterval), CatchUp: r.positive(recurringCatchUp, "a positive whole number")}
+	c.Recurring = Recurring{Interval: r.duration(recurringInterval), CatchUp: r.positive(recurringCatchUp)}
 	c.TON = TON{APIURL: r.text(tonAPIURL), APIKey: r.text(tonAPIKey), Interval: r.duration(tonVerifyInterval), GiveUp: r.duration(tonVerifyGiveUp)}
 	c.Rates = Rates{
 		FiatURL:   r.httpURL(ratesURL, ecb.ExampleURL),
@@ -197,11 +197,20 @@ func (r *reader) booleanOr(s *Setting, def bool) bool {
 	return b
 }
 
-// positive reads s as a positive whole number; accepts says what of.
-func (r *reader) positive(s *Setting, accepts string) int { return r.positiveOr(s, 0, accepts) }
+// positive reads s as a positive whole number.
+func (r *reader) positive(s *Setting) int { return r.positiveOr(s, 0) }
+
+// bytes reads s as a positive number of bytes.
+func (r *reader) bytes(s *Setting) int64 { return int64(r.count(s, 0, "a positive number of bytes")) }
 
 // positiveOr is positive with def when s is unset and declares no default.
-func (r *reader) positiveOr(s *Setting, def int, accepts string) int {
+func (r *reader) positiveOr(s *Setting, def int) int {
+	return r.count(s, def, "a positive whole number")
+}
+
+// count reads s as a positive whole number, def when s is unset and
+// declares no default; accepts says what of, for the error.
+func (r *reader) count(s *Setting, def int, accepts string) int {
 	v := r.text(s)
 	if v == "" {
 		return def
