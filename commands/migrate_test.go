@@ -49,10 +49,10 @@ func TestMigrateThenVerify(t *testing.T) {
 
 	var out bytes.Buffer
 	require.NoError(t, call(t, migrateCommand, []string{"--dry-run"}, &out))
-	require.Contains(t, out.String(), "7 would change", "the expense, its revision and 2 participant records; the ledger, 1 book and the group")
+	require.Contains(t, out.String(), "8 would change", "the expense, its revision and 2 participant records; the ledger, 1 book, the group and its roles")
 	out.Reset()
 	require.NoError(t, call(t, migrateCommand, nil, &out))
-	require.Contains(t, out.String(), "7 changed; the migration is complete")
+	require.Contains(t, out.String(), "8 changed; the migration is complete")
 	// Spending summaries are not kept by the first version: after upgrading
 	// they are built once (docs/spending.md).
 	require.NoError(t, call(t, rebuildSummariesCommand, nil, &out))
@@ -64,6 +64,9 @@ func TestMigrateThenVerify(t *testing.T) {
 	require.Contains(t, out.String(), "1 groups verified, 0 with drift")
 
 	st := store.New(db, table, store.Options{})
+	g, err := st.CurrentGroup(ctx, groupID)
+	require.NoError(t, err)
+	require.True(t, g.RolesKept, "migrate wrote the roles down")
 	paid, err := st.ListUserExpenses(ctx, "1", store.PageArgs{First: 10})
 	require.NoError(t, err)
 	require.Len(t, paid.Items, 1)

@@ -106,6 +106,13 @@ func everyOperation(group, expense, deleted, settlement, invite, placeholder, to
 			vars: []any{"id", settlement}, hidden: isNull("settlement")},
 		{name: "submitSettlementTransaction", query: `mutation($id: ID!) { submitSettlementTransaction(id: $id, txHash: "` + strings.Repeat("ab", 32) + `") { id } }`,
 			vars: []any{"id", settlement}, nonMember: "NOT_FOUND"},
+		{name: "group roles", query: `query($id: ID!) { group(id: $id) { viewerRole adminOnly members { nodes { role } } } }`, vars: []any{"id", group}, hidden: isNull("group")},
+		{name: "node member role", query: `query($id: ID!) { node(id: $id) { ... on Member { role } } }`, vars: []any{"id", group + ":111"}, hidden: isNull("node")},
+		{name: "setMemberRole", query: `mutation($g: ID!) { setMemberRole(groupId: $g, userId: "222", role: ADMIN) { id } }`, vars: []any{"g", group}, nonMember: "NOT_FOUND"},
+		{name: "transferOwnership", query: `mutation($g: ID!) { transferOwnership(groupId: $g, userId: "222") { id } }`, vars: []any{"g", group}, nonMember: "NOT_FOUND"},
+		{name: "removeMember", query: `mutation($g: ID!, $p: ID!) { removeMember(groupId: $g, userId: $p) }`, vars: []any{"g", group, "p", placeholder}, nonMember: "NOT_FOUND"},
+		{name: "updateGroup adminOnly", query: `mutation($g: ID!) { updateGroup(id: $g, input: {expectedVersion: 1, adminOnly: []}) { id } }`,
+			vars: []any{"g", group}, nonMember: "NOT_FOUND"},
 		{name: "group exportUrls", query: `query($id: ID!) { group(id: $id) { exportUrls { json csv } } }`, vars: []any{"id", group}, hidden: isNull("group")},
 	}
 }
@@ -177,7 +184,8 @@ func TestEveryOperationChecksCredentialsAndMembership(t *testing.T) {
 var importFile = apitest.File{Name: "x.csv", Data: []byte("Date,Description,Category,Cost,Currency,A,B\n2026-03-01,X,General,2.00,USD,1.00,-1.00\n")}
 
 // everything is what a group holds that only its members may change.
-const everything = `query($g: ID!) { group(id: $g) { title version memberCount joinByIdAllowed chatId weeklyReminder
+const everything = `query($g: ID!) { group(id: $g) { title version memberCount joinByIdAllowed chatId weeklyReminder adminOnly
+	roles: members { nodes { userId role } }
 	notificationSettings: members { nodes { notificationSettings { muted digest } } }
 	members { nodes { userId placeholder claimedBy { id } } }
 	invites { id uses }

@@ -129,6 +129,10 @@ func withErrorCode(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return withCode(gqlErr, CodeNotFound, "not found")
 		case errors.Is(err, store.ErrConflict):
 			return withCode(gqlErr, CodeConflict, err.Error())
+		case errors.Is(err, store.ErrForbidden):
+			return withCode(gqlErr, CodeForbidden, err.Error())
+		case errors.Is(err, store.ErrInvalidInput):
+			return withCode(gqlErr, CodeBadUserInput, err.Error())
 		case errors.Is(err, store.ErrTooManyItems):
 			return withCode(gqlErr, CodeBadUserInput, err.Error())
 		case errors.Is(err, store.ErrTooManyCurrencies):

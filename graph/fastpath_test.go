@@ -40,7 +40,7 @@ func fastGroup(t *testing.T, api *apitest.API) (*apitest.User, string) {
 	}
 	_, err := api.Store.UpdateWallet(ctx, group, "444", "EQBvW8Z5huBkMJYdnfAEM5JqTNkuWX3diqYENkWsIL0XggGG")
 	require.NoError(t, err)
-	_, err = api.Store.LeaveGroup(ctx, group, "555")
+	_, err = api.Store.LeaveGroup(ctx, group, "555", "")
 	require.NoError(t, err)
 	var ph struct{ AddPlaceholderMember struct{ UserID string } }
 	alice.Must(&ph, `mutation($g: ID!) { addPlaceholderMember(groupId: $g, name: "Grandma") { userId } }`, "g", group)

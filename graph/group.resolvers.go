@@ -153,6 +153,9 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGr
 	if input.SettlementConfirmation != nil {
 		ng.SettlementConfirmation = *input.SettlementConfirmation
 	}
+	if input.AdminOnly != nil {
+		ng.AdminOnly = store.NormalizeAdminOnly(input.AdminOnly)
+	}
 	if input.TimeZone != nil {
 		if ng.TimeZone, err = timeZoneName("input.timeZone", *input.TimeZone); err != nil {
 			return nil, err
@@ -170,8 +173,12 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGr
 
 // UpdateGroup is the resolver for the updateGroup field.
 func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input model.UpdateGroupInput) (*store.Group, error) {
-	g, err := visibleGroup(ctx, id)
-	if err == nil && g != nil {
+	act := store.ActionEditGroup
+	if input.AdminOnly != nil {
+		act = store.ActionManageRoles
+	}
+	g, err := authorize(ctx, id, act)
+	if err == nil {
 		g, err = r.Store.CurrentGroup(ctx, id) // the latest version, not a cached one
 	}
 	if err != nil || g == nil {
@@ -197,6 +204,9 @@ func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input mod
 	}
 	change.JoinByIDAllowed = input.JoinByIDAllowed
 	change.WeeklyReminder = input.WeeklyReminder
+	if input.AdminOnly != nil {
+		change.AdminOnly = store.NormalizeAdminOnly(input.AdminOnly)
+	}
 	if input.TimeZone != nil {
 		zone, err := timeZoneName("input.timeZone", *input.TimeZone)
 		if err != nil {

@@ -181,16 +181,21 @@ func TestImportOfABadFileNamesItsLineAndWritesNothing(t *testing.T) {
 }
 
 // TestImportAgainAfterLeavingShowsNothing: the importer who left the group
-// their import made, importing the same file again (a dry run or not), is
-// told CONFLICT, not shown the group's balances and members (it used to
-// answer alreadyImported with them).
+// their import made (having handed it over: the importer owns it), importing
+// the same file again (a dry run or not), is told CONFLICT, not shown the
+// group's balances and members (it used to answer alreadyImported with them).
 func TestImportAgainAfterLeavingShowsNothing(t *testing.T) {
 	api := apitest.New(t)
-	alice := api.User("111", "Aarav")
+	alice, bob := api.User("111", "Aarav"), api.User("222", "Bela")
 	file := apitest.File{Name: "f.csv", Data: []byte("Date,Description,Category,Cost,Currency,Isha,Dev\n2026-03-01,Taxi,Taxi,10.00,INR,5.00,-5.00\n")}
 	var real importReport
 	alice.Must(&real, importMutation, "file", file, "dry", false)
 	require.NotNil(t, real.ImportGroup.Group)
+	var owner struct{ Group struct{ ViewerRole string } }
+	alice.Must(&owner, `query($g: ID!) { group(id: $g) { viewerRole } }`, "g", real.ImportGroup.Group.ID)
+	require.Equal(t, "OWNER", owner.Group.ViewerRole, "the importer owns the group")
+	bob.Join(real.ImportGroup.Group.ID)
+	alice.Must(nil, `mutation($g: ID!) { transferOwnership(groupId: $g, userId: "222") { id } }`, "g", real.ImportGroup.Group.ID)
 	alice.Must(nil, `mutation($g: ID!) { leaveGroup(groupId: $g) }`, "g", real.ImportGroup.Group.ID)
 	for _, dry := range []bool{true, false} {
 		res := alice.Fails("CONFLICT", importMutation, "file", file, "dry", dry)

@@ -61,9 +61,9 @@ func (r *inviteResolver) Placeholder(ctx context.Context, obj *model.Invite) (*s
 
 // CreateInvite is the resolver for the createInvite field.
 func (r *mutationResolver) CreateInvite(ctx context.Context, groupID string, input *model.CreateInviteInput) (*model.Invite, error) {
-	g, err := visibleGroup(ctx, groupID)
-	if err != nil || g == nil {
-		return nil, orNotFound(err, "group")
+	g, err := authorize(ctx, groupID, store.ActionInvite)
+	if err != nil {
+		return nil, err
 	}
 	inv, life, err := newInvite(ctx, g, input)
 	if err != nil {
@@ -88,6 +88,9 @@ func (r *mutationResolver) RevokeInvite(ctx context.Context, id string) (string,
 	}
 	if g, err := visibleGroup(ctx, groupID); err != nil || g == nil {
 		return "", orNotFound(err, "invite")
+	}
+	if _, err := authorize(ctx, groupID, store.ActionInvite); err != nil {
+		return "", err
 	}
 	if _, err := r.Store.RevokeInvite(ctx, groupID, inviteID, viewerID(ctx)); err != nil {
 		return "", err

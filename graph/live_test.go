@@ -195,7 +195,7 @@ func TestGroupEventsCompletesWhenTheMembershipEnds(t *testing.T) {
 		},
 		// Not through the API: the check per event reads the membership itself.
 		"removed by another path": func(api *apitest.API, _ *apitest.User, g string) {
-			_, err := api.Store.LeaveGroup(context.Background(), g, "1002")
+			_, err := api.Store.LeaveGroup(context.Background(), g, "1002", "")
 			require.NoError(t, err)
 		},
 	} {

@@ -66,10 +66,22 @@ func (r *mutationResolver) JoinGroup(ctx context.Context, groupID *string, invit
 
 // LeaveGroup is the resolver for the leaveGroup field.
 func (r *mutationResolver) LeaveGroup(ctx context.Context, groupID string) (string, error) {
-	if ok, err := isMember(ctx, groupID); err != nil || !ok {
+	g, err := visibleGroup(ctx, groupID)
+	if err != nil || g == nil {
 		return "", orNotFound(err, "group")
 	}
-	m, err := r.Store.LeaveGroup(ctx, groupID, viewerID(ctx))
+	var other string
+	if role, err := viewerRole(ctx, g); err != nil {
+		return "", err
+	} else if role == store.RoleOwner {
+		if other, err = r.otherOwner(ctx, g, viewerID(ctx)); err != nil {
+			return "", err
+		}
+		if other == "" {
+			return "", conflict("you are the group's last owner: hand it over (transferOwnership) before you leave, or delete it")
+		}
+	}
+	m, err := r.Store.LeaveGroup(ctx, groupID, viewerID(ctx), other)
 	if err != nil {
 		return "", err
 	}

@@ -19,9 +19,9 @@ func (r *memberResolver) ClaimedBy(ctx context.Context, obj *store.Member) (*sto
 
 // AddPlaceholderMember is the resolver for the addPlaceholderMember field.
 func (r *mutationResolver) AddPlaceholderMember(ctx context.Context, groupID string, name string) (*store.Member, error) {
-	g, err := visibleGroup(ctx, groupID)
-	if err != nil || g == nil {
-		return nil, orNotFound(err, "group")
+	g, err := authorize(ctx, groupID, store.ActionInvite)
+	if err != nil {
+		return nil, err
 	}
 	name, err = text("name", name, 1, maxNameLength)
 	if err != nil {

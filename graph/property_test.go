@@ -450,6 +450,10 @@ func (w *world) leaveOrRejoin() string {
 		}
 	}
 	res := w.users[who].Do(`mutation($g: ID!) { leaveGroup(groupId: $g) }`, "g", w.group)
+	if who == w.ids[0] {
+		require.Equal(w.t, "CONFLICT", res.Code(), "the group's only owner may not leave")
+		return who + " owns the group and stays"
+	}
 	if !zero {
 		require.Equal(w.t, "CONFLICT", res.Code(), "leaving with a balance is refused")
 		return who + " may not leave"

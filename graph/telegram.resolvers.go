@@ -23,9 +23,9 @@ func (r *memberResolver) NotificationSettings(ctx context.Context, obj *store.Me
 
 // ConnectTelegramChat is the resolver for the connectTelegramChat field.
 func (r *mutationResolver) ConnectTelegramChat(ctx context.Context, groupID string, chatID string) (*store.Group, error) {
-	g, err := visibleGroup(ctx, groupID)
-	if err != nil || g == nil {
-		return nil, orNotFound(err, "group")
+	g, err := authorize(ctx, groupID, store.ActionConnectChat)
+	if err != nil {
+		return nil, err
 	}
 	chat, err := telegramChatID("chatId", chatID)
 	if err != nil {
@@ -55,9 +55,9 @@ func (r *mutationResolver) ConnectTelegramChat(ctx context.Context, groupID stri
 
 // DisconnectTelegramChat is the resolver for the disconnectTelegramChat field.
 func (r *mutationResolver) DisconnectTelegramChat(ctx context.Context, groupID string) (*store.Group, error) {
-	g, err := visibleGroup(ctx, groupID)
-	if err != nil || g == nil {
-		return nil, orNotFound(err, "group")
+	g, err := authorize(ctx, groupID, store.ActionConnectChat)
+	if err != nil {
+		return nil, err
 	}
 	updated, err := r.Store.DisconnectTelegramChat(ctx, g.ID, "", viewerID(ctx))
 	if err != nil {

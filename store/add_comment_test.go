@@ -70,7 +70,7 @@ func TestAddCommentRefused(t *testing.T) {
 	f := newFixture(t)
 	g := f.group("1", "2", "3")
 	e := f.expense(g, "1", "10.00", "1", "2")
-	_, err := f.LeaveGroup(ctx, g.ID, "3")
+	_, err := f.LeaveGroup(ctx, g.ID, "3", "")
 	require.NoError(t, err)
 	deleted := f.expense(g, "1", "5.00", "1", "2")
 	_, err = f.DeleteExpense(ctx, deleted, "1")

@@ -20,17 +20,19 @@ type NewGroup struct {
 	JoinByIDAllowed bool
 	// TimeZone is the IANA name of the group's time zone ("" is UTC).
 	TimeZone string
+	// AdminOnly is what needs an admin; nil keeps DefaultAdminOnly.
+	AdminOnly []Action
 }
 
 // CreateGroup writes a group (version 1), its ledger, its first member and
 // the first event of its activity chain (GROUP_CREATED, by the creator) in
-// one transaction.
+// one transaction. The creator is the group's owner.
 func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, error) {
 	now := s.stamp()
 	g := Group{
 		ID: s.newID(), ChatID: in.ChatID, Title: in.Title, Currency: in.Currency,
 		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation, Version: 1,
-		JoinByID: &in.JoinByIDAllowed, TimeZone: in.TimeZone,
+		JoinByID: &in.JoinByIDAllowed, TimeZone: in.TimeZone, RolesKept: true, AdminOnly: in.AdminOnly,
 	}
 	if g.ChatID != "" {
 		g.ChatConnectedBy, g.ChatLanguage = in.Creator.UserID, in.Creator.Language
@@ -42,6 +44,7 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	if err != nil {
 		return Group{}, Member{}, err
 	}
+	mrec.Role = storedRole(RoleOwner)
 	ev := Event{
 		GroupID: g.ID, Type: EventGroupCreated, ActorID: in.Creator.UserID, At: now,
 		Subject: Subject{Kind: SubjectGroup, ID: g.ID}, Changes: GroupChanges(nil, &g),

@@ -49,7 +49,7 @@ func TestDeleteCommentRefused(t *testing.T) {
 	g := f.group("1", "2", "3")
 	e := f.expense(g, "1", "10.00", "1", "2")
 	c := f.comment(e, "3", "I was not there")
-	_, err := f.LeaveGroup(ctx, g.ID, "3")
+	_, err := f.LeaveGroup(ctx, g.ID, "3", "")
 	require.NoError(t, err)
 	before := f.eventCount(g.ID)
 

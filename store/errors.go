@@ -29,6 +29,11 @@ var (
 	// ErrTooManyCurrencies means a write would give a group balances in more
 	// currencies than Options.MaxGroupCurrencies allows.
 	ErrTooManyCurrencies = errors.New("too many currencies")
+	// ErrForbidden means the actor's role does not allow the write.
+	ErrForbidden = errors.New("forbidden")
+	// ErrInvalidInput means the write asks for something that cannot be,
+	// whoever asks (a role for a placeholder).
+	ErrInvalidInput = errors.New("invalid input")
 )
 
 // IsCondCheckFailed reports whether err is a failed condition: either a single
@@ -90,6 +95,11 @@ func isTransactionConflict(err error) bool {
 // notFoundf wraps ErrNotFound with what was missing.
 func notFoundf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrNotFound, fmt.Sprintf(format, args...))
+}
+
+// forbiddenf wraps ErrForbidden with why.
+func forbiddenf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrForbidden, fmt.Sprintf(format, args...))
 }
 
 // conflictf wraps ErrConflict with why.

@@ -36,6 +36,11 @@ type Group struct {
 	ChatConnectedBy string
 	// WeeklyReminder asks for a reminder of the group's debts once a week.
 	WeeklyReminder bool
+	// RolesKept: the group's memberships carry their roles (roles.go);
+	// false for groups written before roles, whose creator is their owner.
+	RolesKept bool
+	// AdminOnly is what needs an admin (roles.go); nil is DefaultAdminOnly.
+	AdminOnly []Action
 }
 
 // SettlementConfirmation says who may mark a group's settlements completed,
@@ -75,6 +80,10 @@ type groupRecord struct {
 	ChatConnectedBy string `dynamodbav:"chatConnectedBy,omitempty"`
 	// WeeklyReminder is absent when off.
 	WeeklyReminder bool `dynamodbav:"weeklyReminder,omitempty"`
+	// RolesKept is absent on groups written before roles; AdminOnly while
+	// the group keeps the default (adminOnlyText).
+	RolesKept bool   `dynamodbav:"rolesKept,omitempty"`
+	AdminOnly string `dynamodbav:"adminOnly,omitempty"`
 }
 
 // Attributes of the group and ledger items that expressions name.
@@ -86,6 +95,8 @@ const (
 	attrCurrencies    = "currencies"
 	attrVersion       = "version"
 	attrClaims        = "claims"
+	attrRolesKept     = "rolesKept"
+	attrAdminOnly     = "adminOnly"
 )
 
 // ledgerRecord is the GROUP#<id> / LEDGER item: the ids of the current
@@ -123,6 +134,10 @@ func (g Group) record() groupRecord {
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
 		Version: g.Version, FormatVersion: formatCurrent, JoinByID: g.JoinByID, TimeZone: g.TimeZone,
 		ChatLanguage: g.ChatLanguage, ChatConnectedBy: g.ChatConnectedBy, WeeklyReminder: g.WeeklyReminder,
+		RolesKept: g.RolesKept,
+	}
+	if g.AdminOnly != nil {
+		r.AdminOnly = adminOnlyText(g.AdminOnly)
 	}
 	if g.SettlementConfirmation != ConfirmByRecipient {
 		r.SettlementConfirmation = string(g.SettlementConfirmation)
@@ -144,7 +159,7 @@ func (r *groupRecord) group() (Group, error) {
 		CreatedAt: created, MemberCount: r.MemberCount,
 		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1), JoinByID: r.JoinByID,
 		TimeZone: r.TimeZone, ChatLanguage: r.ChatLanguage, ChatConnectedBy: r.ChatConnectedBy,
-		WeeklyReminder: r.WeeklyReminder,
+		WeeklyReminder: r.WeeklyReminder, RolesKept: r.RolesKept, AdminOnly: adminOnlyOf(r.AdminOnly),
 	}
 	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
 		g.SettlementConfirmation = ConfirmByEitherParty
@@ -158,6 +173,9 @@ const (
 	FieldSettlementConfirmation = "settlementConfirmation"
 	// FieldTimeZone is recorded only once a group has a zone other than UTC.
 	FieldTimeZone = "timeZone"
+	// FieldAdminOnly is recorded only once a group changes what needs an
+	// admin: the actions, comma-separated, or "-" for none.
+	FieldAdminOnly = "adminOnly"
 )
 
 // GroupChanges lists what differs between two states of a group, as display
@@ -178,11 +196,14 @@ func GroupChanges(before, after *Group) []Change {
 		if g.WeeklyReminder {
 			d[FieldWeeklyReminder] = "true"
 		}
+		if g.AdminOnly != nil {
+			d[FieldAdminOnly] = adminOnlyText(g.AdminOnly)
+		}
 		return d
 	}
 	var was map[string]string
 	if before != nil {
 		was = display(before)
 	}
-	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation, FieldJoinByIDAllowed, FieldTimeZone, FieldWeeklyReminder})
+	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation, FieldJoinByIDAllowed, FieldTimeZone, FieldWeeklyReminder, FieldAdminOnly})
 }

@@ -464,7 +464,7 @@ func TestImportWaitsForAMemberWhoLeftMeanwhile(t *testing.T) {
 	_, err := f.ImportGroup(ctx, in)
 	failAt(0)
 	require.Error(t, err)
-	_, err = f.LeaveGroup(ctx, g.ID, "3")
+	_, err = f.LeaveGroup(ctx, g.ID, "3", "")
 	require.NoError(t, err)
 	before := f.seen(g.ID)
 	// The same request again says who is missing; without its members

@@ -344,7 +344,7 @@ func (r *importRun) groupToCreate() Group {
 	no := false
 	g := Group{
 		ID: r.groupID, Title: r.in.Title, Currency: r.in.Currency, CreatedAt: r.started,
-		MemberCount: 1, SettlementConfirmation: ConfirmByRecipient, Version: 1, JoinByID: &no,
+		MemberCount: 1, SettlementConfirmation: ConfirmByRecipient, Version: 1, JoinByID: &no, RolesKept: true,
 	}
 	if r.rec.Title != "" {
 		g.Title = r.rec.Title
@@ -993,6 +993,7 @@ func (r *importRun) finishNewGroup(ctx context.Context, batches []*importBatch, 
 	if err != nil {
 		return err
 	}
+	membership.Role = storedRole(RoleOwner) // the importer owns the group they brought
 	items := slices.Clone(own)
 	for _, rec := range []any{ledgerRec, created.record(), imported.record(), r.newGroup.record(), membership} {
 		put, err := r.s.putNew(rec, "imported group")

@@ -19,8 +19,10 @@ const leaveAttempts = 5
 // and settlements they took part in still name them. memberCount drops and
 // the ledger forgets them, with the MEMBER_LEFT event, in one transaction
 // conditioned on the ledger's version: no write can change their balance
-// between the check and the leave.
-func (s *Store) LeaveGroup(ctx context.Context, groupID, userID string) (Member, error) {
+// between the check and the leave. An owner leaves only while another
+// member is an owner too: otherOwner names them, and the leave is
+// conditioned on their still being one ("" for a user who is no owner).
+func (s *Store) LeaveGroup(ctx context.Context, groupID, userID, otherOwner string) (Member, error) {
 	for range leaveAttempts {
 		gb, err := s.getBalances(ctx, []string{groupID}, true)
 		if err != nil {
@@ -38,7 +40,11 @@ func (s *Store) LeaveGroup(ctx context.Context, groupID, userID string) (Member,
 		if len(owing) > 0 {
 			return Member{}, conflictf("settle up before leaving: your balance is %s", strings.Join(owing, ", "))
 		}
-		m, err := s.leave(ctx, groupID, userID, gb[0].Version)
+		var keep []types.TransactWriteItem
+		if otherOwner != "" {
+			keep = append(keep, s.stillOwner(groupID, otherOwner))
+		}
+		m, err := s.leave(ctx, memberEvent(EventMemberLeft, groupID, userID, formatTime(s.stamp()), nil), userID, gb[0].Version, keep)
 		if err == errLedgerMoved {
 			continue
 		}
@@ -57,8 +63,10 @@ var (
 	memberCurrent = condItemExists + " AND " + memberNotLeft
 )
 
-func (s *Store) leave(ctx context.Context, groupID, userID string, version int64) (Member, error) {
-	now := formatTime(s.stamp())
+// leave ends userID's membership with the event ev (its leaving, or its
+// removal by an admin), at the balances' version, with extra conditions.
+func (s *Store) leave(ctx context.Context, ev Event, userID string, version int64, extra []types.TransactWriteItem) (Member, error) {
+	groupID, now := ev.GroupID, formatTime(ev.At)
 	pk := groupPK(groupID)
 	items := []types.TransactWriteItem{
 		{Update: &types.Update{
@@ -74,15 +82,17 @@ func (s *Store) leave(ctx context.Context, groupID, userID string, version int64
 			ExpressionAttributeValues: map[string]types.AttributeValue{":minus": number(-1)},
 		}},
 	}
-	ev := memberEvent(EventMemberLeft, groupID, userID, now, nil)
+	items = append(items, extra...)
 	err := s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
-		l.requireMembers([]string{userID})
+		l.requireMembers([]string{userID, ev.ActorID})
 		l.removeMember(userID)
 		l.atVersion(version)
 		l.bumpVersion()
 		return items, nil
 	})
 	switch {
+	case len(extra) > 0 && IsCondCheckFailed(err) && !condFailedAt(err, 0) && !condFailedAt(err, 1) && !condFailedAt(err, 2):
+		return Member{}, conflictf("a role changed meanwhile; read the members again and retry")
 	case condFailedAt(err, 1):
 		return Member{}, notFoundf("member %s of group %s", userID, groupID)
 	case condFailedAt(err, 0):
@@ -91,4 +101,14 @@ func (s *Store) leave(ctx context.Context, groupID, userID string, version int64
 		return Member{}, fmt.Errorf("leave group: %w", err)
 	}
 	return s.getMember(ctx, groupID, userID, true)
+}
+
+// stillOwner is the condition that userID is still an active owner.
+func (s *Store) stillOwner(groupID, userID string) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: &s.table, Key: tableKey(groupPK(groupID), memberSK(userID)),
+		ConditionExpression:       aws.String(condItemExists + " AND " + memberNotLeft + " AND " + refRole + " = :owner"),
+		ExpressionAttributeNames:  roleNames(),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": str(string(RoleOwner))},
+	}}
 }

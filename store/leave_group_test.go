@@ -13,12 +13,12 @@ func TestLeaveGroup(t *testing.T) {
 	g := f.group("1", "2", "3")
 	e := f.expense(g, "1", "30.00", "1", "2") // 2 owes 1 fifteen
 
-	_, err := f.LeaveGroup(ctx, g.ID, "2")
+	_, err := f.LeaveGroup(ctx, g.ID, "2", "")
 	require.ErrorIs(t, err, store.ErrConflict, "not while owing")
-	_, err = f.LeaveGroup(ctx, g.ID, "1")
+	_, err = f.LeaveGroup(ctx, g.ID, "1", "")
 	require.ErrorIs(t, err, store.ErrConflict, "not while owed")
 
-	m, err := f.LeaveGroup(ctx, g.ID, "3") // never involved: zero
+	m, err := f.LeaveGroup(ctx, g.ID, "3", "") // never involved: zero
 	require.NoError(t, err)
 	require.NotNil(t, m.LeftAt)
 	got, err := f.getGroup(g.ID)
@@ -36,12 +36,12 @@ func TestLeaveGroup(t *testing.T) {
 	// A former member can be in no new expense or settlement.
 	_, err = f.CreateExpense(ctx, g.Title, equalExpense(g, "1", "3.00", "1", "3"), "")
 	require.ErrorIs(t, err, store.ErrNotFound)
-	_, err = f.LeaveGroup(ctx, g.ID, "3")
+	_, err = f.LeaveGroup(ctx, g.ID, "3", "")
 	require.ErrorIs(t, err, store.ErrNotFound)
 
 	// Once settled, 2 may leave; the expense involving them can no longer be deleted.
 	f.settle(g, "2", "1", "15.00", store.SettlementCompleted)
-	_, err = f.LeaveGroup(ctx, g.ID, "2")
+	_, err = f.LeaveGroup(ctx, g.ID, "2", "")
 	require.NoError(t, err)
 	_, err = f.DeleteExpense(ctx, e, "1")
 	require.ErrorIs(t, err, store.ErrConflict)
@@ -67,7 +67,7 @@ func TestFormerMembersListsHideTheGroup(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, owes.Items, 2)
 
-	_, err = f.LeaveGroup(ctx, a.ID, "1")
+	_, err = f.LeaveGroup(ctx, a.ID, "1", "")
 	require.NoError(t, err)
 	owes, err = f.ListUserShares(ctx, "1", store.PageArgs{First: 5})
 	require.NoError(t, err)
@@ -93,7 +93,7 @@ func TestLeaveRacesExpenses(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			_, _ = f.LeaveGroup(ctx, g.ID, "2")
+			_, _ = f.LeaveGroup(ctx, g.ID, "2", "")
 		}()
 	}
 	wg.Wait()

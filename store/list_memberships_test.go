@@ -11,7 +11,7 @@ import (
 func TestListMembershipsHoldsFormerMembersAndPlaceholders(t *testing.T) {
 	f := newFixture(t)
 	g := f.group("1", "2", "3")
-	_, err := f.LeaveGroup(ctx, g.ID, "3")
+	_, err := f.LeaveGroup(ctx, g.ID, "3", "")
 	require.NoError(t, err)
 	ph, err := f.AddPlaceholder(ctx, g.ID, "Grandma", "1")
 	require.NoError(t, err)

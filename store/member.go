@@ -32,6 +32,9 @@ type Member struct {
 	// Digest is how often the member hears of the group's changes (DigestNone:
 	// at each change).
 	Digest Digest
+	// Role is the role the membership carries: "" for a member, and for every
+	// membership of a group written before roles (Group.RoleOf reads it).
+	Role Role
 }
 
 // Active reports whether the user is (still) a member.
@@ -64,6 +67,7 @@ type NewMember struct {
 const (
 	attrLeftAt = "leftAt"
 	attrWallet = "wallet"
+	attrRole   = "role"
 )
 
 // memberNotLeft is true of a membership that has not ended.
@@ -89,6 +93,8 @@ type memberRecord struct {
 	Language string `dynamodbav:"language,omitempty"`
 	Muted    bool   `dynamodbav:"muted,omitempty"`
 	Digest   string `dynamodbav:"digest,omitempty"`
+	// Role is absent for a member (roles.go).
+	Role string `dynamodbav:"role,omitempty"`
 	// FormatVersion is absent on memberships written before it (format 1).
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 }
@@ -118,7 +124,7 @@ func (r *memberRecord) member() (Member, error) {
 		GroupID: groupIDFromPK(r.PK), UserID: r.ID, Name: r.Name, Username: r.Username,
 		Wallet: r.Wallet, AvatarURL: r.AvatarURL, JoinedAt: joined,
 		Placeholder: r.Placeholder, AddedBy: r.AddedBy, ClaimedBy: r.ClaimedBy,
-		Language: r.Language, Muted: r.Muted, Digest: digestOf(r.Digest),
+		Language: r.Language, Muted: r.Muted, Digest: digestOf(r.Digest), Role: Role(r.Role),
 	}
 	if r.LeftAt != "" {
 		left, err := parseTime(r.LeftAt)

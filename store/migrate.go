@@ -30,7 +30,9 @@ import (
 //     so that a group in the current format lacks nothing;
 //   - a group whose books are still at BALANCES#<currency> gets them moved
 //     beside its ledger (move_books.go);
-//   - a group tied to a Telegram chat gets the chat's CHAT#<chatId> item.
+//   - a group tied to a Telegram chat gets the chat's CHAT#<chatId> item;
+//   - a group written before roles gets them written down (KeepRoles): its
+//     creator, or if they left its longest-standing member, its owner.
 //
 // Every write is conditioned so that it never overwrites what the server
 // wrote meanwhile (the server writes only the current format), and an item
@@ -67,7 +69,7 @@ type MigrateResult struct {
 // migrationName names the checkpoints of this format's migration; a new
 // step gets a new name, so that a table migrated before is scanned once more
 // (every step skips what is already done).
-const migrationName = "format-2-chats"
+const migrationName = "format-2-roles"
 
 // A segment's saved position is the MIGRATION#<name> / SEGMENT#<i>/<n>
 // item: lastKey, the Scan's LastEvaluatedKey as it is, and done.
@@ -343,11 +345,31 @@ func (m *migration) group(ctx context.Context, item map[string]types.AttributeVa
 	}
 	claimed, err := m.chat(ctx, item)
 	changed += claimed
+	if err != nil {
+		return changed, err
+	}
+	kept, err := m.roles(ctx, item)
+	changed += kept
 	if err != nil || format >= formatCurrent {
 		return changed, err
 	}
 	wrote, err := m.update(ctx, m.oldItemUpdate(item, migrateGroup, nil))
 	return changed + wrote, err
+}
+
+// roles writes down the roles of a group written before them.
+func (m *migration) roles(ctx context.Context, item map[string]types.AttributeValue) (int, error) {
+	if _, kept := item[attrRolesKept]; kept {
+		return 0, nil
+	}
+	if m.opts.DryRun {
+		return 1, nil
+	}
+	wrote, err := m.s.KeepRoles(ctx, itemGroupID(item))
+	if !wrote {
+		return 0, err
+	}
+	return 1, err
 }
 
 // chat gives a group tied to a Telegram chat before chats had items of

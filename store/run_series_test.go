@@ -242,7 +242,7 @@ func TestRunRecurringDropsMembersWhoLeft(t *testing.T) {
 	sr := f.series(tmpl, store.EveryMonth, "2026-03-10", nil)
 	// 3 (a payer) and 4 (a beneficiary) leave before the first occurrence.
 	for _, u := range []string{"3", "4"} {
-		_, err := f.LeaveGroup(ctx, g.ID, u)
+		_, err := f.LeaveGroup(ctx, g.ID, u, "")
 		require.NoError(t, err)
 	}
 	run, err := f.RunRecurring(ctx, 31)
@@ -266,7 +266,7 @@ func TestRunRecurringPausesWhenNobodyIsLeft(t *testing.T) {
 	f := newSeriesFixture(t)
 	g := f.group("1", "2")
 	sr := f.series(equalExpense(g, "1", "10.00", "2"), store.EveryDay, "2026-03-10", nil)
-	_, err := f.LeaveGroup(ctx, g.ID, "2")
+	_, err := f.LeaveGroup(ctx, g.ID, "2", "")
 	require.NoError(t, err)
 
 	run, err := f.RunRecurring(ctx, 31)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,6 +22,8 @@ type GroupChange struct {
 	TimeZone *string
 	// WeeklyReminder turns the group's weekly reminder of debts on or off.
 	WeeklyReminder *bool
+	// AdminOnly is what needs an admin from now on (NormalizeAdminOnly'd).
+	AdminOnly []Action
 }
 
 // UpdateGroup applies change to the group g (as read, at its version) by
@@ -58,6 +61,11 @@ func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, ac
 		next.WeeklyReminder = *change.WeeklyReminder
 		set = append(set, attrWeeklyReminder+" = :weekly")
 		values[":weekly"] = &types.AttributeValueMemberBOOL{Value: next.WeeklyReminder}
+	}
+	if change.AdminOnly != nil && !slices.Equal(change.AdminOnly, g.AdminOnlyActions()) {
+		next.AdminOnly = change.AdminOnly
+		set = append(set, attrAdminOnly+" = :adminOnly")
+		values[":adminOnly"] = str(adminOnlyText(next.AdminOnly))
 	}
 	changes := GroupChanges(&g, &next)
 	if len(changes) == 0 {

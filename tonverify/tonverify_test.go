@@ -347,7 +347,7 @@ func TestCompletedByHandEndsTheCheck(t *testing.T) {
 func TestRefusedCompletionGivesUp(t *testing.T) {
 	w := newWorld(t)
 	st, _, _ := w.paid(1_000_000_000, nil)
-	_, err := w.s.LeaveGroup(ctx, w.g.ID, "2")
+	_, err := w.s.LeaveGroup(ctx, w.g.ID, "2", "")
 	require.NoError(t, err)
 
 	v := w.verifier(w.s)

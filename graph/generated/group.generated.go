@@ -35,6 +35,8 @@ type GroupResolver interface {
 	Changes(ctx context.Context, obj *store.Group, since *string, first *int) (*store.Changes, error)
 	SyncToken(ctx context.Context, obj *store.Group) (string, error)
 	RecurringExpenses(ctx context.Context, obj *store.Group, first *int, after *string) (*model.RecurringExpenseConnection, error)
+
+	ViewerRole(ctx context.Context, obj *store.Group) (store.Role, error)
 	TimeZone(ctx context.Context, obj *store.Group) (string, error)
 	Spending(ctx context.Context, obj *store.Group, from string, to string, currency *string, by *store.SpendingPeriod) ([]store.SpendingBucket, error)
 }
@@ -954,6 +956,52 @@ func (ec *executionContext) fieldContext_Group_recurringExpenses(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Group_adminOnly(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_adminOnly(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AdminOnlyActions(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []store.Action) graphql.Marshaler {
+			return ec.marshalNGroupAction2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐActionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_adminOnly(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, true, false, "GroupAction")
+}
+
+func (ec *executionContext) _Group_viewerRole(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_viewerRole(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Group().ViewerRole(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v store.Role) graphql.Marshaler {
+			return ec.marshalNMemberRole2githubᚗcomᚋfractiᚋapiᚋstoreᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_viewerRole(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, true, true, "MemberRole")
+}
+
 func (ec *executionContext) _Group_timeZone(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1066,7 +1114,7 @@ func (ec *executionContext) unmarshalInputCreateGroupInput(ctx context.Context, 
 		asMap["joinByIdAllowed"] = false
 	}
 
-	fieldsInOrder := [...]string{"title", "currency", "chatId", "settlementConfirmation", "joinByIdAllowed", "timeZone"}
+	fieldsInOrder := [...]string{"title", "currency", "chatId", "settlementConfirmation", "joinByIdAllowed", "adminOnly", "timeZone"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1108,6 +1156,13 @@ func (ec *executionContext) unmarshalInputCreateGroupInput(ctx context.Context, 
 				return it, err
 			}
 			it.JoinByIDAllowed = data
+		case "adminOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("adminOnly"))
+			data, err := ec.unmarshalOGroupAction2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐActionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdminOnly = data
 		case "timeZone":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1143,7 +1198,7 @@ func (ec *executionContext) unmarshalInputUpdateGroupInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"expectedVersion", "title", "currency", "joinByIdAllowed", "timeZone", "weeklyReminder"}
+	fieldsInOrder := [...]string{"expectedVersion", "title", "currency", "joinByIdAllowed", "adminOnly", "timeZone", "weeklyReminder"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1178,6 +1233,13 @@ func (ec *executionContext) unmarshalInputUpdateGroupInput(ctx context.Context, 
 				return it, err
 			}
 			it.JoinByIDAllowed = data
+		case "adminOnly":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("adminOnly"))
+			data, err := ec.unmarshalOGroupAction2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐActionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AdminOnly = data
 		case "timeZone":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeZone"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1352,6 +1414,17 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Group_recurringExpenses(ctx, field, obj)
+				})
+		case "adminOnly":
+			out.Values[i] = ec._Group_adminOnly(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "viewerRole":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_viewerRole(ctx, field, obj)
 				})
 		case "timeZone":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

@@ -22,6 +22,7 @@ type MemberResolver interface {
 	Balances(ctx context.Context, obj *store.Member) ([]model.Balance, error)
 
 	ClaimedBy(ctx context.Context, obj *store.Member) (*store.Member, error)
+	Role(ctx context.Context, obj *store.Member) (*store.Role, error)
 	NotificationSettings(ctx context.Context, obj *store.Member) (*model.NotificationSettings, error)
 }
 
@@ -336,6 +337,29 @@ func (ec *executionContext) fieldContext_Member_claimedBy(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Member_role(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Member().Role(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *store.Role) graphql.Marshaler {
+			return ec.marshalOMemberRole2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐRole(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Member_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Member", field, true, true, "MemberRole")
+}
+
 func (ec *executionContext) _Member_notificationSettings(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -453,6 +477,12 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Member_claimedBy(ctx, field, obj)
+				})
+		case "role":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Member_role(ctx, field, obj)
 				})
 		case "notificationSettings":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

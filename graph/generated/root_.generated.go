@@ -194,6 +194,7 @@ type ComplexityRoot struct {
 
 	Group struct {
 		Activity               func(childComplexity int, first *int, after *string) int
+		AdminOnlyActions       func(childComplexity int) int
 		Balances               func(childComplexity int) int
 		Changes                func(childComplexity int, since *string, first *int) int
 		ChatID                 func(childComplexity int) int
@@ -217,6 +218,7 @@ type ComplexityRoot struct {
 		TimeZone               func(childComplexity int) int
 		Title                  func(childComplexity int) int
 		Version                func(childComplexity int) int
+		ViewerRole             func(childComplexity int) int
 		WeeklyReminder         func(childComplexity int) int
 	}
 
@@ -310,6 +312,7 @@ type ComplexityRoot struct {
 		NodeID               func(childComplexity int) int
 		NotificationSettings func(childComplexity int) int
 		Placeholder          func(childComplexity int) int
+		Role                 func(childComplexity int) int
 		UserID               func(childComplexity int) int
 		UsernameOrNil        func(childComplexity int) int
 		WalletOrNil          func(childComplexity int) int
@@ -352,11 +355,14 @@ type ComplexityRoot struct {
 		LeaveGroup                  func(childComplexity int, groupID string) int
 		PauseRecurringExpense       func(childComplexity int, id string) int
 		RemindDebtors               func(childComplexity int, groupID string) int
+		RemoveMember                func(childComplexity int, groupID string, userID string) int
 		RestoreExpense              func(childComplexity int, id string) int
 		ResumeRecurringExpense      func(childComplexity int, id string) int
 		RevokeAccessToken           func(childComplexity int, id string) int
 		RevokeInvite                func(childComplexity int, id string) int
+		SetMemberRole               func(childComplexity int, groupID string, userID string, role store.Role) int
 		SubmitSettlementTransaction func(childComplexity int, id string, txHash string) int
+		TransferOwnership           func(childComplexity int, groupID string, userID string) int
 		UpdateExpense               func(childComplexity int, id string, input model.UpdateExpenseInput) int
 		UpdateGroup                 func(childComplexity int, id string, input model.UpdateGroupInput) int
 		UpdateNotificationSettings  func(childComplexity int, groupID string, input model.NotificationSettingsInput) int
@@ -1133,6 +1139,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Activity(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.adminOnly":
+		if e.ComplexityRoot.Group.AdminOnlyActions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.AdminOnlyActions(childComplexity), true
 	case "Group.balances":
 		if e.ComplexityRoot.Group.Balances == nil {
 			break
@@ -1311,6 +1323,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Version(childComplexity), true
+	case "Group.viewerRole":
+		if e.ComplexityRoot.Group.ViewerRole == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.ViewerRole(childComplexity), true
 	case "Group.weeklyReminder":
 		if e.ComplexityRoot.Group.WeeklyReminder == nil {
 			break
@@ -1682,6 +1700,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.Placeholder(childComplexity), true
+	case "Member.role":
+		if e.ComplexityRoot.Member.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.Role(childComplexity), true
 	case "Member.userId":
 		if e.ComplexityRoot.Member.UserID == nil {
 			break
@@ -1961,6 +1985,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemindDebtors(childComplexity, args["groupId"].(string)), true
+	case "Mutation.removeMember":
+		if e.ComplexityRoot.Mutation.RemoveMember == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeMember_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveMember(childComplexity, args["groupId"].(string), args["userId"].(string)), true
 	case "Mutation.restoreExpense":
 		if e.ComplexityRoot.Mutation.RestoreExpense == nil {
 			break
@@ -2005,6 +2040,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RevokeInvite(childComplexity, args["id"].(string)), true
+	case "Mutation.setMemberRole":
+		if e.ComplexityRoot.Mutation.SetMemberRole == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setMemberRole_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetMemberRole(childComplexity, args["groupId"].(string), args["userId"].(string), args["role"].(store.Role)), true
 	case "Mutation.submitSettlementTransaction":
 		if e.ComplexityRoot.Mutation.SubmitSettlementTransaction == nil {
 			break
@@ -2016,6 +2062,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SubmitSettlementTransaction(childComplexity, args["id"].(string), args["txHash"].(string)), true
+	case "Mutation.transferOwnership":
+		if e.ComplexityRoot.Mutation.TransferOwnership == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_transferOwnership_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.TransferOwnership(childComplexity, args["groupId"].(string), args["userId"].(string)), true
 	case "Mutation.updateExpense":
 		if e.ComplexityRoot.Mutation.UpdateExpense == nil {
 			break
@@ -4671,6 +4728,118 @@ input UpdateRecurringExpenseInput {
   count: Int
 }
 `, BuiltIn: false},
+	{Name: "../../schema/roles.graphqls", Input: `# Roles: who may do what in a group beyond recording money (docs/groups.md#roles).
+
+"""
+A member's standing in a group. Every member records expenses and
+settlements whatever their role; roles decide who may change the group
+itself.
+"""
+enum MemberRole {
+  "Owns the group: everything an admin may, and deleting the group or handing it over (` + "`" + `transferOwnership` + "`" + `)."
+  OWNER
+  "Runs the group: gives and takes the ADMIN role, and does what the group reserves for admins (` + "`" + `Group.adminOnly` + "`" + `)."
+  ADMIN
+  "Records expenses and settlements, and does whatever the group does not reserve for admins."
+  MEMBER
+}
+
+"Something a group may reserve for its admins and owners (` + "`" + `Group.adminOnly` + "`" + `)."
+enum GroupAction {
+  "Rename the group, change its currency or any of its settings (` + "`" + `updateGroup` + "`" + `)."
+  EDIT_GROUP
+  "Create and revoke invites, and add placeholder members."
+  INVITE
+  "Connect or disconnect the group's Telegram chat."
+  CONNECT_CHAT
+  "Remove a member or a placeholder (` + "`" + `removeMember` + "`" + `)."
+  REMOVE_MEMBER
+  "Archive or unarchive the group."
+  ARCHIVE
+}
+
+extend type Member {
+  "The member's role in the group; null for a former member. A placeholder is a MEMBER."
+  role: MemberRole
+}
+
+extend type Group {
+  """
+  What only admins and owners may do in the group; everything else any member
+  may. Unless changed: REMOVE_MEMBER and ARCHIVE. Deleting the group and
+  handing it over are always the owner's; giving roles always an admin's.
+  """
+  adminOnly: [GroupAction!]!
+  "Your role in the group."
+  viewerRole: MemberRole!
+}
+
+extend input CreateGroupInput {
+  "What only admins and owners may do (see ` + "`" + `Group.adminOnly` + "`" + `); left out, REMOVE_MEMBER and ARCHIVE."
+  adminOnly: [GroupAction!]
+}
+
+extend input UpdateGroupInput {
+  "What only admins and owners may do from now on (see ` + "`" + `Group.adminOnly` + "`" + `). Changing it is an admin's, whatever it says."
+  adminOnly: [GroupAction!]
+}
+
+extend type Mutation {
+  """
+  Give a member a role. An admin or owner gives and takes ADMIN and MEMBER;
+  only an owner makes an owner or changes an owner's role, and the last
+  owner cannot step down (CONFLICT: use ` + "`" + `transferOwnership` + "`" + `). Anyone else is
+  FORBIDDEN; a placeholder has no role to change (BAD_USER_INPUT). The
+  group's activity records MEMBER_ROLE_CHANGED. Returns the member.
+  """
+  setMemberRole(
+    "The group's id."
+    groupId: ID!
+    "The member's user id."
+    userId: ID!
+    "Their new role."
+    role: MemberRole!
+  ): Member!
+
+  """
+  Hand the group over: the member becomes its owner and you, the owner, an
+  admin, at once. Only an owner may (FORBIDDEN otherwise). The group's
+  activity records OWNERSHIP_TRANSFERRED. Returns the new owner.
+  """
+  transferOwnership(
+    "The group's id."
+    groupId: ID!
+    "The member who becomes the owner."
+    userId: ID!
+  ): Member!
+
+  """
+  Remove someone from the group: a member whose balance is zero in every
+  currency (CONFLICT otherwise: settle up first), or a placeholder nothing
+  names yet. Who may is the group's setting (` + "`" + `Group.adminOnly` + "`" + `,
+  REMOVE_MEMBER: admins by default); an owner cannot be removed and an
+  admin only by an owner (FORBIDDEN). The removed member becomes a former
+  member, as if they had left: their live subscriptions to the group end and
+  none of their tokens reaches it any more. The group's activity records
+  MEMBER_REMOVED. Returns the id of the membership that ended.
+  """
+  removeMember(
+    "The group's id."
+    groupId: ID!
+    "The user id of the member or placeholder to remove."
+    userId: ID!
+  ): ID!
+}
+
+extend enum GroupEventType {
+  "A member's role changed (the subject is the member; the change lists the role before and after)."
+  MEMBER_ROLE_CHANGED
+  "The owner handed the group over (the subject is the new owner; the old one became an admin)."
+  OWNERSHIP_TRANSFERRED
+  "An admin removed a member or a placeholder (the subject is who was removed, the actor who removed them)."
+  MEMBER_REMOVED
+}
+`, BuiltIn: false},
 	{Name: "../../schema/settlement.graphqls", Input: `# Settlements: payments between two members that settle debts.
 
 extend type Query {
@@ -5572,6 +5741,10 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_syncToken(ctx, field)
 	case "recurringExpenses":
 		return ec.fieldContext_Group_recurringExpenses(ctx, field)
+	case "adminOnly":
+		return ec.fieldContext_Group_adminOnly(ctx, field)
+	case "viewerRole":
+		return ec.fieldContext_Group_viewerRole(ctx, field)
 	case "timeZone":
 		return ec.fieldContext_Group_timeZone(ctx, field)
 	case "spending":
@@ -5766,6 +5939,8 @@ func (ec *executionContext) childFields_Member(ctx context.Context, field graphq
 		return ec.fieldContext_Member_placeholder(ctx, field)
 	case "claimedBy":
 		return ec.fieldContext_Member_claimedBy(ctx, field)
+	case "role":
+		return ec.fieldContext_Member_role(ctx, field)
 	case "notificationSettings":
 		return ec.fieldContext_Member_notificationSettings(ctx, field)
 	}
