@@ -48,6 +48,19 @@ func (r *roster) role(userID string) Role {
 	return r.group.RoleOf(m)
 }
 
+// longestStanding is the member (not a placeholder, nor except) who joined
+// first, the lower id first among equals; nil if there is none.
+func (r *roster) longestStanding(except string) *Member {
+	var first *Member
+	for _, m := range r.members {
+		if m.UserID != except && !m.Placeholder && (first == nil || m.JoinedAt.Before(first.JoinedAt) ||
+			m.JoinedAt.Equal(first.JoinedAt) && m.UserID < first.UserID) {
+			first = m
+		}
+	}
+	return first
+}
+
 // owners are the active owners' ids.
 func (r *roster) owners() []string {
 	var out []string
@@ -242,14 +255,7 @@ func (s *Store) KeepRoles(ctx context.Context, groupID string) (bool, error) {
 	}
 	changes := map[string]Role{}
 	if len(r.owners()) == 0 {
-		var first *Member
-		for _, m := range r.members {
-			if !m.Placeholder && (first == nil || m.JoinedAt.Before(first.JoinedAt) ||
-				m.JoinedAt.Equal(first.JoinedAt) && m.UserID < first.UserID) {
-				first = m
-			}
-		}
-		if first != nil {
+		if first := r.longestStanding(""); first != nil {
 			changes[first.UserID] = RoleOwner
 		}
 	}
@@ -262,4 +268,25 @@ func (s *Store) KeepRoles(ctx context.Context, groupID string) (bool, error) {
 		return false, fmt.Errorf("keep roles of group %s: %w", groupID, err)
 	}
 	return true, nil
+}
+
+// PassOwnership makes sure the group keeps an owner once userID goes
+// without handing it over (their erasure): if they are its only owner, the
+// longest-standing other member (not a placeholder) becomes its owner, with
+// OWNERSHIP_TRANSFERRED by userID. It reports the new owner, "" when none
+// was needed or nobody is left to take it.
+func (s *Store) PassOwnership(ctx context.Context, groupID, userID string) (string, error) {
+	r, err := s.readRoster(ctx, groupID)
+	if err != nil || r.role(userID) != RoleOwner || len(r.owners()) > 1 {
+		return "", err
+	}
+	next := r.longestStanding(userID)
+	if next == nil {
+		return "", nil
+	}
+	ev := s.roleEvent(EventOwnershipTransferred, groupID, userID, next.UserID, r.role(next.UserID), RoleOwner)
+	if err := s.writeRoles(ctx, r, userID, map[string]Role{next.UserID: RoleOwner}, &ev); err != nil {
+		return "", err
+	}
+	return next.UserID, nil
 }

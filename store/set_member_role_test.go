@@ -109,3 +109,22 @@ func TestRemoveMemberStore(t *testing.T) {
 	_, err = f.RemoveMember(ctx, g.ID, "1", "3")
 	require.ErrorIs(t, err, store.ErrNotFound, "already gone")
 }
+
+func TestPassOwnership(t *testing.T) {
+	f := newFixture(t)
+	g := f.group("1", "2", "3")
+	next, err := f.PassOwnership(ctx, g.ID, "2")
+	require.NoError(t, err)
+	require.Empty(t, next, "2 owns nothing")
+	next, err = f.PassOwnership(ctx, g.ID, "1")
+	require.NoError(t, err)
+	require.Equal(t, "2", next, "the longest-standing member after the owner")
+	got, err := f.getGroup(g.ID)
+	require.NoError(t, err)
+	m, err := f.getMember(g.ID, "2")
+	require.NoError(t, err)
+	require.Equal(t, store.RoleOwner, got.RoleOf(&m))
+	next, err = f.PassOwnership(ctx, g.ID, "1")
+	require.NoError(t, err)
+	require.Empty(t, next, "1 is no longer the only owner")
+}
