@@ -148,8 +148,11 @@ func (s subjects) line(lang string, ev *store.Event) string {
 		return render(lang, m, "from", st.FromUserName, "to", st.ToUserName, "amount", formatAmount(st.Amount))
 	case store.SubjectMember:
 		m := msgMemberJoined
-		if ev.Type == store.EventMemberLeft {
+		switch ev.Type {
+		case store.EventMemberLeft:
 			m = msgMemberLeft
+		case store.EventMemberRemoved:
+			m = msgMemberRemoved
 		}
 		return render(lang, m, "name", s.name(ev.Subject.ID))
 	}

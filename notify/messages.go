@@ -21,6 +21,7 @@ const (
 	msgSettlementCompleted msg = "settlement_completed"
 	msgMemberJoined        msg = "member_joined"
 	msgMemberLeft          msg = "member_left"
+	msgMemberRemoved       msg = "member_removed"
 	msgShare               msg = "share"
 	msgOpen                msg = "open"
 	msgYouOwe              msg = "you_owe"
@@ -44,6 +45,7 @@ var catalog = map[string]map[msg]string{
 		msgSettlementCompleted: "✅ {from} paid {to} {amount}",
 		msgMemberJoined:        "👋 {name} joined the group",
 		msgMemberLeft:          "🚪 {name} left the group",
+		msgMemberRemoved:       "🚪 {name} was removed from the group",
 		msgShare:               "<b>{group}</b>: {what}, {amount}, paid by {payer}. Your share: <b>{share}</b>",
 		msgOpen:                "Open in Fracti",
 		msgYouOwe:              "<b>{group}</b>: a reminder that you owe",
@@ -64,6 +66,7 @@ var catalog = map[string]map[msg]string{
 		msgSettlementCompleted: "✅ {from} заплатил(а) {to} {amount}",
 		msgMemberJoined:        "👋 {name} присоединился(ась) к группе",
 		msgMemberLeft:          "🚪 {name} покинул(а) группу",
+		msgMemberRemoved:       "🚪 {name} удалён(а) из группы",
 		msgShare:               "<b>{group}</b>: {what}, {amount}, заплатил(а) {payer}. Ваша доля: <b>{share}</b>",
 		msgOpen:                "Открыть в Fracti",
 		msgYouOwe:              "<b>{group}</b>: напоминаем, что вы должны",
@@ -84,6 +87,7 @@ var catalog = map[string]map[msg]string{
 		msgSettlementCompleted: "✅ {from} pagó a {to} {amount}",
 		msgMemberJoined:        "👋 {name} se unió al grupo",
 		msgMemberLeft:          "🚪 {name} dejó el grupo",
+		msgMemberRemoved:       "🚪 {name} salió del grupo por decisión de un administrador",
 		msgShare:               "<b>{group}</b>: {what}, {amount}, pagado por {payer}. Tu parte: <b>{share}</b>",
 		msgOpen:                "Abrir en Fracti",
 		msgYouOwe:              "<b>{group}</b>: te recordamos que debes",

@@ -129,7 +129,7 @@ func (n *Notifier) Tail(api live.StreamsAPI, streamARN func(context.Context) (st
 var notable = map[store.EventType]bool{
 	store.EventExpenseCreated: true, store.EventExpenseUpdated: true, store.EventExpenseDeleted: true,
 	store.EventExpenseRestored: true, store.EventSettlementCreated: true, store.EventSettlementCompleted: true,
-	store.EventMemberJoined: true, store.EventMemberLeft: true,
+	store.EventMemberJoined: true, store.EventMemberLeft: true, store.EventMemberRemoved: true,
 }
 
 // HandleRecords takes a shard's records from the tailer: each notable
