@@ -53,11 +53,21 @@ type UserRecorder interface {
 
 // Authenticator turns Authorization headers into identities; use it through a pointer and do not copy it.
 type Authenticator struct {
-	BotToken string           // empty: "tma" credentials are rejected with ErrTelegramNotConfigured
-	MaxAge   time.Duration    // 0 means DefaultMaxAge
-	Tokens   TokenLookup      // required for "Bearer" credentials
-	Users    UserRecorder     // may be nil
-	Now      func() time.Time // nil means time.Now
+	// BotToken checks init data's hash (HMAC-SHA256); when set, it is the
+	// only check of init data.
+	BotToken string
+	// BotID, without BotToken, checks init data's signature: Telegram's
+	// Ed25519 signature for this bot. Neither set: "tma" credentials are
+	// rejected with ErrTelegramNotConfigured.
+	BotID int64
+	// TestEnvironment checks the signature with TelegramTestPublicKey
+	// rather than TelegramPublicKey (never both: the test environment's
+	// accounts are not production's).
+	TestEnvironment bool
+	MaxAge          time.Duration    // 0 means DefaultMaxAge
+	Tokens          TokenLookup      // required for "Bearer" credentials
+	Users           UserRecorder     // may be nil
+	Now             func() time.Time // nil means time.Now
 	// TokenCacheTTL is how long a token lookup (found or unknown) is
 	// remembered; 0 or less means every request looks its token up. A token
 	// revoked on another instance works there for up to this long.
@@ -150,7 +160,7 @@ func splitAuthorization(header string) (scheme, cred string, err error) {
 }
 
 func (a *Authenticator) authenticateTelegram(ctx context.Context, raw string) (Identity, error) {
-	data, err := ValidateInitData(raw, a.BotToken, a.MaxAge, a.now())
+	data, err := a.validateInitData(raw)
 	if err != nil {
 		return Identity{}, err
 	}
@@ -169,6 +179,23 @@ func (a *Authenticator) authenticateTelegram(ctx context.Context, raw string) (I
 		// LanguageCode is kept on memberships: the language of messages.
 		LanguageCode: u.LanguageCode,
 	}, nil
+}
+
+// validateInitData checks init data with the bot token when there is one
+// (its hash, exactly as before Telegram signed init data with Ed25519), else
+// with Telegram's public key for BotID (its signature).
+func (a *Authenticator) validateInitData(raw string) (InitData, error) {
+	switch {
+	case a.BotToken != "":
+		return ValidateInitData(raw, a.BotToken, a.MaxAge, a.now())
+	case a.BotID > 0:
+		key := TelegramPublicKey
+		if a.TestEnvironment {
+			key = TelegramTestPublicKey
+		}
+		return ValidateSignedInitData(raw, a.BotID, key, a.MaxAge, a.now())
+	}
+	return InitData{}, ErrTelegramNotConfigured
 }
 
 // recordUser writes u's profile unless this process already wrote it, so

@@ -288,6 +288,68 @@ func TestMiddlewareFailures(t *testing.T) {
 	require.Zero(t, s.users.count(), "rejected init data is never recorded")
 }
 
+// TestAuthenticatorSignedInitData: without a bot token, the Authenticator
+// checks Telegram's signature for BotID with the production key (the test
+// environment's with TestEnvironment); with a token it checks the hash
+// alone, as before.
+func TestAuthenticatorSignedInitData(t *testing.T) {
+	const sampleToken = "7342037359:AAHI25ES9xCOMPokpYoz-p8XVrZUdygo2J4" // telegramSample's bot (TestInitDataReferenceVectors)
+	at := func() time.Time { return telegramSampleTime }
+	noHash := strings.Replace(telegramSample, "&hash=a433d8f9847bd6addcc563bff7cc82c89e97ea0d90c11fe5729cae6796a36d73", "", 1)
+	vladislav := Identity{
+		UserID: 279058397, Name: "Vladislav + - ? / Kibenko", Username: "vdkfrost",
+		PhotoURL: telegramSampleUser.PhotoURL, LanguageCode: "ru", Method: MethodTelegram, Scopes: AllScopes,
+	}
+	type settings struct {
+		token string
+		botID int64
+		test  bool
+	}
+	tests := []struct {
+		name    string
+		auth    settings
+		raw     string
+		wantErr error
+		wantMsg string
+	}{
+		{name: "bot id", auth: settings{botID: telegramSampleBotID}, raw: telegramSample},
+		{name: "bot id, no hash", auth: settings{botID: telegramSampleBotID}, raw: noHash},
+		{name: "bot id of another bot", auth: settings{botID: 1234567890}, raw: telegramSample, wantErr: ErrInitDataSignature,
+			wantMsg: "init data signature is invalid (was it signed by Telegram for this server's bot?)"},
+		{name: "bot id in the test environment", auth: settings{botID: telegramSampleBotID, test: true}, raw: telegramSample,
+			wantErr: ErrInitDataSignature},
+		{name: "bot id, hash-only init data", auth: settings{botID: telegramSampleBotID}, raw: signed(nil), wantErr: ErrInitDataMalformed,
+			wantMsg: "init data is malformed: signature is missing (this server checks Telegram's Ed25519 signature, which Telegram clients send since Bot API 8.0)"},
+		{name: "token", auth: settings{token: sampleToken}, raw: telegramSample},
+		{name: "token and bot id", auth: settings{token: sampleToken, botID: telegramSampleBotID}, raw: telegramSample},
+		{name: "token and bot id, no hash: the hash is required", auth: settings{token: sampleToken, botID: telegramSampleBotID}, raw: noHash,
+			wantErr: ErrInitDataMalformed, wantMsg: "init data is malformed: hash is missing"},
+		{name: "another token and the bot id: the token decides", auth: settings{token: testBotToken, botID: telegramSampleBotID}, raw: telegramSample,
+			wantErr: ErrInitDataSignature, wantMsg: "init data signature is invalid (was it signed with this bot's token?)"},
+		{name: "neither", raw: telegramSample, wantErr: ErrTelegramNotConfigured},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			users := &fakeUsers{}
+			a := &Authenticator{BotToken: tt.auth.token, BotID: tt.auth.botID, TestEnvironment: tt.auth.test, Users: users, Now: at}
+			got := serve(t, a, "tma "+tt.raw)
+			if tt.wantErr == nil {
+				require.NoError(t, got.failure)
+				require.Equal(t, vladislav, got.id)
+				require.Equal(t, 1, users.count(), "the profile is recorded")
+				return
+			}
+			require.False(t, got.hasID)
+			require.ErrorIs(t, got.failure, tt.wantErr)
+			require.NotErrorIs(t, got.failure, ErrAuthUnavailable)
+			if tt.wantMsg != "" {
+				require.Equal(t, tt.wantMsg, got.failure.Error())
+			}
+			require.Zero(t, users.count())
+		})
+	}
+}
+
 func TestMiddlewareUnavailable(t *testing.T) {
 	dbDown := errors.New("dial tcp 10.0.0.5:5432: connection refused")
 	tok, err := NewToken()

@@ -1,8 +1,10 @@
 package auth
 
 import (
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -42,9 +44,22 @@ var (
 	ErrInitDataFuture = errors.New("init data auth_date is in the future")
 	// ErrInitDataNoUser means the init data does not name a user with a valid id.
 	ErrInitDataNoUser = errors.New("init data has no user")
-	// ErrTelegramNotConfigured means the server has no bot token to check init data with.
+	// ErrTelegramNotConfigured means the server has neither a bot token nor a
+	// bot id to check init data with.
 	ErrTelegramNotConfigured = errors.New("Telegram sign-in is not configured on this server")
 )
+
+// The Ed25519 keys with which Telegram signs init data's signature field
+// (core.telegram.org/bots/webapps, "Validating data for Third-Party Use").
+var (
+	// TelegramPublicKey is the key of Telegram's production environment.
+	TelegramPublicKey = mustPublicKey("e7bf03a2fa4602af4580703d88dda5bb59f32ed8b02a56c187fe7d34caed242d")
+	// TelegramTestPublicKey is the key of Telegram's test environment.
+	TelegramTestPublicKey = mustPublicKey("40055058a4ee38156a06562e52eece92a771bcd8346a8c4615cb7376eddf72ec")
+)
+
+// signatureLen is the length of a base64url (unpadded) Ed25519 signature.
+var signatureLen = base64.RawURLEncoding.EncodedLen(ed25519.SignatureSize)
 
 // TelegramUser is the user object Telegram puts in the init data's user field.
 type TelegramUser struct {
@@ -80,24 +95,74 @@ type InitData struct {
 }
 
 // ValidateInitData checks raw init data against botToken as Telegram specifies
-// and returns its content; maxAge <= 0 means DefaultMaxAge.
+// (the hash field: an HMAC-SHA256 keyed with the token) and returns its
+// content; maxAge <= 0 means DefaultMaxAge.
 func ValidateInitData(raw, botToken string, maxAge time.Duration, now time.Time) (InitData, error) {
 	// An empty token would make the secret key public, so anyone could sign.
 	if botToken == "" {
 		return InitData{}, ErrTelegramNotConfigured
 	}
-	if maxAge <= 0 {
-		maxAge = DefaultMaxAge
+	return validate(raw, maxAge, now, func(fields map[string]string) error { return checkHash(fields, botToken) })
+}
+
+// ValidateSignedInitData checks raw init data's signature field, Telegram's
+// Ed25519 signature made with key for the bot botID ("Validating data for
+// Third-Party Use"), and returns its content; maxAge <= 0 means
+// DefaultMaxAge. It needs no secret: the hash field, which only the bot
+// token can check, is ignored.
+func ValidateSignedInitData(raw string, botID int64, key ed25519.PublicKey, maxAge time.Duration, now time.Time) (InitData, error) {
+	if botID <= 0 || len(key) != ed25519.PublicKeySize {
+		return InitData{}, ErrTelegramNotConfigured
 	}
-	fields, gotHash, err := parseInitData(raw)
+	return validate(raw, maxAge, now, func(fields map[string]string) error { return checkSignature(fields, botID, key) })
+}
+
+// validate parses raw, checks it with check (which removes the fields its
+// signature does not cover), and reads its content.
+func validate(raw string, maxAge time.Duration, now time.Time, check func(fields map[string]string) error) (InitData, error) {
+	fields, err := parseInitData(raw)
+	if err == nil {
+		err = check(fields)
+	}
 	if err != nil {
 		return InitData{}, err
 	}
-	if !hmac.Equal(gotHash, initDataMAC(fields, botToken)) {
-		return InitData{}, ErrInitDataSignature
-	}
+	return initDataContent(fields, maxAge, now)
+}
 
-	// From here on the fields are known to come from Telegram.
+// checkHash removes the hash from fields and checks it against the rest
+// (signature included) with botToken.
+func checkHash(fields map[string]string, botToken string) error {
+	gotHash, err := takeHash(fields)
+	if err != nil {
+		return err
+	}
+	if !hmac.Equal(gotHash, initDataMAC(fields, botToken)) {
+		return ErrInitDataSignature
+	}
+	return nil
+}
+
+// checkSignature removes the signature and the hash from fields and checks
+// the signature against the rest, for the bot botID, with key.
+func checkSignature(fields map[string]string, botID int64, key ed25519.PublicKey) error {
+	sig, err := takeSignature(fields)
+	if err != nil {
+		return err
+	}
+	if !ed25519.Verify(key, signedMessage(botID, fields), sig) {
+		return &authError{ErrInitDataSignature, "init data signature is invalid (was it signed by Telegram for this server's bot?)"}
+	}
+	return nil
+}
+
+// initDataContent checks the auth_date of fields known to come from Telegram
+// (their signature checked) against maxAge (<= 0: DefaultMaxAge) at now,
+// and reads the user and the launch's details.
+func initDataContent(fields map[string]string, maxAge time.Duration, now time.Time) (InitData, error) {
+	if maxAge <= 0 {
+		maxAge = DefaultMaxAge
+	}
 	authDate, err := parseAuthDate(fields)
 	if err != nil {
 		return InitData{}, err
@@ -149,47 +214,69 @@ func SignInitData(fields url.Values, botToken string) string {
 	return out.Encode()
 }
 
-// parseInitData splits raw into its decoded fields (without hash) and the
-// decoded hash, rejecting anything that could make the data-check-string ambiguous.
-func parseInitData(raw string) (map[string]string, []byte, error) {
+// parseInitData splits raw into its decoded fields, rejecting anything that
+// could make the data-check-string ambiguous.
+func parseInitData(raw string) (map[string]string, error) {
 	if raw == "" {
-		return nil, nil, fmt.Errorf("%w: it is empty (send Telegram.WebApp.initData unchanged)", ErrInitDataMalformed)
+		return nil, fmt.Errorf("%w: it is empty (send Telegram.WebApp.initData unchanged)", ErrInitDataMalformed)
 	}
 	if len(raw) > maxInitDataLen {
-		return nil, nil, fmt.Errorf("%w: it is longer than %d bytes", ErrInitDataMalformed, maxInitDataLen)
+		return nil, fmt.Errorf("%w: it is longer than %d bytes", ErrInitDataMalformed, maxInitDataLen)
 	}
 	values, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: not a URL query string: %v", ErrInitDataMalformed, err)
+		return nil, fmt.Errorf("%w: not a URL query string: %v", ErrInitDataMalformed, err)
 	}
 	fields := make(map[string]string, len(values))
 	for k, vs := range values {
 		switch {
 		case len(vs) > 1:
-			return nil, nil, fmt.Errorf("%w: field %s appears more than once", ErrInitDataMalformed, quoteShort(k))
+			return nil, fmt.Errorf("%w: field %s appears more than once", ErrInitDataMalformed, quoteShort(k))
 		case k == "":
-			return nil, nil, fmt.Errorf("%w: a field has an empty name", ErrInitDataMalformed)
+			return nil, fmt.Errorf("%w: a field has an empty name", ErrInitDataMalformed)
 		// A line break or "=" inside a field would let two different field
 		// sets produce the same data-check-string; Telegram never sends them.
 		case strings.ContainsAny(k, "=\n"), strings.Contains(vs[0], "\n"):
-			return nil, nil, fmt.Errorf("%w: field %s contains a line break or \"=\"", ErrInitDataMalformed, quoteShort(k))
+			return nil, fmt.Errorf("%w: field %s contains a line break or \"=\"", ErrInitDataMalformed, quoteShort(k))
 		}
 		fields[k] = vs[0]
 	}
+	return fields, nil
+}
 
+// takeHash removes the hash from fields and returns it decoded; the rest
+// (signature included) is what the hash covers.
+func takeHash(fields map[string]string) ([]byte, error) {
 	hexHash, ok := fields["hash"]
 	if !ok || hexHash == "" {
-		return nil, nil, fmt.Errorf("%w: hash is missing", ErrInitDataMalformed)
+		return nil, fmt.Errorf("%w: hash is missing", ErrInitDataMalformed)
 	}
 	delete(fields, "hash")
 	if !isLowerHex(hexHash, hashHexLen) {
-		return nil, nil, fmt.Errorf("%w: hash must be %d lowercase hex characters", ErrInitDataMalformed, hashHexLen)
+		return nil, fmt.Errorf("%w: hash must be %d lowercase hex characters", ErrInitDataMalformed, hashHexLen)
 	}
 	hash, err := hex.DecodeString(hexHash)
 	if err != nil { // unreachable after isLowerHex, kept as a guard
-		return nil, nil, fmt.Errorf("%w: hash is not hex", ErrInitDataMalformed)
+		return nil, fmt.Errorf("%w: hash is not hex", ErrInitDataMalformed)
 	}
-	return fields, hash, nil
+	return hash, nil
+}
+
+// takeSignature removes the signature and the hash from fields and returns
+// the signature decoded; the rest is what the signature covers.
+func takeSignature(fields map[string]string) ([]byte, error) {
+	encoded, ok := fields["signature"]
+	if !ok || encoded == "" {
+		return nil, fmt.Errorf("%w: signature is missing (this server checks Telegram's Ed25519 signature, "+
+			"which Telegram clients send since Bot API 8.0)", ErrInitDataMalformed)
+	}
+	delete(fields, "signature")
+	delete(fields, "hash")
+	sig, err := base64.RawURLEncoding.Strict().DecodeString(encoded)
+	if err != nil || len(sig) != ed25519.SignatureSize {
+		return nil, fmt.Errorf("%w: signature must be %d base64url characters without padding", ErrInitDataMalformed, signatureLen)
+	}
+	return sig, nil
 }
 
 // parseAuthDate reads the signed auth_date field.
@@ -205,8 +292,9 @@ func parseAuthDate(fields map[string]string) (time.Time, error) {
 	return time.Unix(sec, 0).UTC(), nil
 }
 
-// initDataMAC computes Telegram's init data hash over fields (which must not contain hash).
-func initDataMAC(fields map[string]string, botToken string) []byte {
+// dataCheckString is fields as Telegram signs them: key=value sorted by key,
+// one a line.
+func dataCheckString(fields map[string]string) string {
 	var b strings.Builder
 	for i, k := range slices.Sorted(maps.Keys(fields)) {
 		if i > 0 {
@@ -216,8 +304,20 @@ func initDataMAC(fields map[string]string, botToken string) []byte {
 		b.WriteByte('=')
 		b.WriteString(fields[k])
 	}
+	return b.String()
+}
+
+// initDataMAC computes Telegram's init data hash over fields (which must not contain hash).
+func initDataMAC(fields map[string]string, botToken string) []byte {
 	secret := hmacSHA256([]byte("WebAppData"), []byte(botToken))
-	return hmacSHA256(secret, []byte(b.String()))
+	return hmacSHA256(secret, []byte(dataCheckString(fields)))
+}
+
+// signedMessage is what Telegram's Ed25519 signature covers for the bot
+// botID: "<botID>:WebAppData", a line feed, and the data-check-string of
+// fields (which must contain neither hash nor signature).
+func signedMessage(botID int64, fields map[string]string) []byte {
+	return []byte(strconv.FormatInt(botID, 10) + ":WebAppData\n" + dataCheckString(fields))
 }
 
 func hmacSHA256(key, msg []byte) []byte {
@@ -249,4 +349,13 @@ func quoteShort(s string) string {
 		return strconv.Quote(string(r[:maxRunes])) + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// mustPublicKey decodes a hex Ed25519 public key written in this file.
+func mustPublicKey(h string) ed25519.PublicKey {
+	k, err := hex.DecodeString(h)
+	if err != nil || len(k) != ed25519.PublicKeySize {
+		panic("auth: bad Ed25519 public key " + h)
+	}
+	return k
 }

@@ -1,8 +1,11 @@
 package auth
 
 import (
+	"crypto/ed25519"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"net/url"
 	"strings"
@@ -107,21 +110,11 @@ func TestInitDataReferenceVectors(t *testing.T) {
 		{
 			// Includes the newer signature field (covered by the hash) and
 			// characters that exercise URL and JSON decoding.
-			name: "with signature field",
-			raw: "user=%7B%22id%22%3A279058397%2C%22first_name%22%3A%22Vladislav%20%2B%20-%20%3F%20%5C%2F%22%2C%22last_name%22%3A%22Kibenko%22%2C%22username%22%3A%22vdkfrost%22%2C%22language_code%22%3A%22ru%22%2C%22is_premium%22%3Atrue%2C%22allows_write_to_pm%22%3Atrue%2C%22photo_url%22%3A%22https%3A%5C%2F%5C%2Ft.me%5C%2Fi%5C%2Fuserpic%5C%2F320%5C%2F4FPEE4tmP3ATHa57u6MqTDih13LTOiMoKoLDRG4PnSA.svg%22%7D" +
-				"&chat_instance=8134722200314281151&chat_type=private&auth_date=1733509682" +
-				"&signature=TYJxVcisqbWjtodPepiJ6ghziUL94-KNpG8Pau-X7oNNLNBM72APCpi_RKiUlBvcqo5L-LAxIc3dnTzcZX_PDg" +
-				"&hash=a433d8f9847bd6addcc563bff7cc82c89e97ea0d90c11fe5729cae6796a36d73",
+			name:     "with signature field",
+			raw:      telegramSample,
 			botToken: "7342037359:AAHI25ES9xCOMPokpYoz-p8XVrZUdygo2J4",
-			authDate: 1733509682,
-			wantUser: TelegramUser{
-				ID:           279058397,
-				FirstName:    "Vladislav + - ? /",
-				LastName:     "Kibenko",
-				Username:     "vdkfrost",
-				PhotoURL:     "https://t.me/i/userpic/320/4FPEE4tmP3ATHa57u6MqTDih13LTOiMoKoLDRG4PnSA.svg",
-				LanguageCode: "ru",
-			},
+			authDate: telegramSampleAuthDate,
+			wantUser: telegramSampleUser,
 		},
 	}
 	for _, tt := range tests {
@@ -314,4 +307,239 @@ func mustParse(t *testing.T, raw string) url.Values {
 	v, err := url.ParseQuery(raw)
 	require.NoError(t, err)
 	return v
+}
+
+// Init data signed by Telegram's production key (TelegramPublicKey) for the
+// bot 7342037359, as published in the Telegram Mini Apps SDK for Go:
+// github.com/Telegram-Mini-Apps/init-data-golang at commit
+// f7a67907f5c0b6b50d4032ca1e4e47f032e40645. telegramSample is the example of
+// its README.md (also in the tma.js documentation, with the bot's token: see
+// TestInitDataReferenceVectors); telegramSample2 is
+// _validateThirdPartyTestInitData of its validate_third_party_test.go.
+const (
+	telegramSampleBotID = 7342037359
+	telegramSample      = "user=%7B%22id%22%3A279058397%2C%22first_name%22%3A%22Vladislav%20%2B%20-%20%3F%20%5C%2F%22%2C%22last_name%22%3A%22Kibenko%22%2C%22username%22%3A%22vdkfrost%22%2C%22language_code%22%3A%22ru%22%2C%22is_premium%22%3Atrue%2C%22allows_write_to_pm%22%3Atrue%2C%22photo_url%22%3A%22https%3A%5C%2F%5C%2Ft.me%5C%2Fi%5C%2Fuserpic%5C%2F320%5C%2F4FPEE4tmP3ATHa57u6MqTDih13LTOiMoKoLDRG4PnSA.svg%22%7D" +
+		"&chat_instance=8134722200314281151&chat_type=private&auth_date=1733509682" +
+		"&signature=TYJxVcisqbWjtodPepiJ6ghziUL94-KNpG8Pau-X7oNNLNBM72APCpi_RKiUlBvcqo5L-LAxIc3dnTzcZX_PDg" +
+		"&hash=a433d8f9847bd6addcc563bff7cc82c89e97ea0d90c11fe5729cae6796a36d73"
+	telegramSampleAuthDate = 1733509682
+	telegramSample2        = "user=%7B%22id%22%3A279058397%2C%22first_name%22%3A%22Vladislav%20%2B%20-%20%3F%20%5C%2F%22%2C%22last_name%22%3A%22Kibenko%22%2C%22username%22%3A%22vdkfrost%22%2C%22language_code%22%3A%22ru%22%2C%22is_premium%22%3Atrue%2C%22allows_write_to_pm%22%3Atrue%2C%22photo_url%22%3A%22https%3A%5C%2F%5C%2Ft.me%5C%2Fi%5C%2Fuserpic%5C%2F320%5C%2F4FPEE4tmP3ATHa57u6MqTDih13LTOiMoKoLDRG4PnSA.svg%22%7D" +
+		"&chat_instance=8134722200314281151&chat_type=private&auth_date=1733584787" +
+		"&hash=2174df5b000556d044f3f020384e879c8efcab55ddea2ced4eb752e93e7080d6" +
+		"&signature=zL-ucjNyREiHDE8aihFwpfR9aggP2xiAo3NSpfe-p7IbCisNlDKlo7Kb6G4D0Ao2mBrSgEk4maLSdv6MLIlADQ"
+	telegramSample2AuthDate = 1733584787
+)
+
+// telegramSampleTime is the moment telegramSample was signed.
+var telegramSampleTime = time.Unix(telegramSampleAuthDate, 0)
+
+// telegramSampleUser is the user both samples name.
+var telegramSampleUser = TelegramUser{
+	ID:           279058397,
+	FirstName:    "Vladislav + - ? /",
+	LastName:     "Kibenko",
+	Username:     "vdkfrost",
+	PhotoURL:     "https://t.me/i/userpic/320/4FPEE4tmP3ATHa57u6MqTDih13LTOiMoKoLDRG4PnSA.svg",
+	LanguageCode: "ru",
+}
+
+// TestSignedInitDataTelegramSamples: init data Telegram signed is accepted
+// with its bot id and the production key, at the time it was signed; the
+// test environment's key refuses it.
+func TestSignedInitDataTelegramSamples(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		raw      string
+		authDate int64
+	}{
+		{"README sample", telegramSample, telegramSampleAuthDate},
+		{"third-party test sample", telegramSample2, telegramSample2AuthDate},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			at := time.Unix(tt.authDate, 0)
+			data, err := ValidateSignedInitData(tt.raw, telegramSampleBotID, TelegramPublicKey, 0, at)
+			require.NoError(t, err)
+			require.Equal(t, InitData{
+				User:         telegramSampleUser,
+				AuthDate:     at.UTC(),
+				ChatInstance: "8134722200314281151",
+				ChatType:     "private",
+			}, data)
+
+			_, err = ValidateSignedInitData(tt.raw, telegramSampleBotID, TelegramTestPublicKey, 0, at)
+			require.ErrorIs(t, err, ErrInitDataSignature)
+		})
+	}
+}
+
+// TestSignedInitDataTampering: changing any signed field, the bot id or the
+// signature breaks the signature; the hash is not signed, and how the
+// fields are encoded does not matter.
+func TestSignedInitDataTampering(t *testing.T) {
+	otherSig := mustParse(t, telegramSample2).Get("signature")
+	edit := func(f func(url.Values)) string {
+		v := mustParse(t, telegramSample)
+		f(v)
+		return v.Encode()
+	}
+	tests := []struct {
+		name    string
+		raw     string
+		botID   int64
+		wantErr error
+		wantMsg string
+	}{
+		{name: "user id", raw: strings.Replace(telegramSample, "279058397", "279058398", 1), wantErr: ErrInitDataSignature,
+			wantMsg: "init data signature is invalid (was it signed by Telegram for this server's bot?)"},
+		{name: "first name", raw: strings.Replace(telegramSample, "Vladislav", "Vladimir", 1), wantErr: ErrInitDataSignature},
+		{name: "username", raw: strings.Replace(telegramSample, "vdkfrost", "vdkfros", 1), wantErr: ErrInitDataSignature},
+		{name: "auth_date", raw: strings.Replace(telegramSample, "auth_date=1733509682", "auth_date=1733509683", 1), wantErr: ErrInitDataSignature},
+		{name: "chat_instance", raw: strings.Replace(telegramSample, "8134722200314281151", "8134722200314281152", 1), wantErr: ErrInitDataSignature},
+		{name: "chat_type", raw: strings.Replace(telegramSample, "chat_type=private", "chat_type=group", 1), wantErr: ErrInitDataSignature},
+		{name: "field added", raw: telegramSample + "&start_param=group_42", wantErr: ErrInitDataSignature},
+		{name: "empty field added", raw: telegramSample + "&query_id=", wantErr: ErrInitDataSignature},
+		{name: "field removed", raw: strings.Replace(telegramSample, "chat_type=private&", "", 1), wantErr: ErrInitDataSignature},
+		{name: "another bot", raw: telegramSample, botID: telegramSampleBotID + 1, wantErr: ErrInitDataSignature},
+		{name: "a bot id with a digit more", raw: telegramSample, botID: 73420373590, wantErr: ErrInitDataSignature},
+		{name: "another signature of Telegram's", raw: edit(func(v url.Values) { v.Set("signature", otherSig) }), wantErr: ErrInitDataSignature},
+		{name: "signature's first character", raw: strings.Replace(telegramSample, "signature=T", "signature=U", 1), wantErr: ErrInitDataSignature},
+		{name: "signature's last byte", raw: strings.Replace(telegramSample, "ZX_PDg", "ZX_PDA", 1), wantErr: ErrInitDataSignature},
+		{name: "no signature", raw: edit(func(v url.Values) { v.Del("signature") }), wantErr: ErrInitDataMalformed,
+			wantMsg: "init data is malformed: signature is missing (this server checks Telegram's Ed25519 signature, which Telegram clients send since Bot API 8.0)"},
+		{name: "empty signature", raw: edit(func(v url.Values) { v.Set("signature", "") }), wantErr: ErrInitDataMalformed},
+		{name: "signature with padding", raw: edit(func(v url.Values) { v.Set("signature", v.Get("signature")+"==") }), wantErr: ErrInitDataMalformed,
+			wantMsg: "init data is malformed: signature must be 86 base64url characters without padding"},
+		{name: "signature in standard base64", raw: edit(func(v url.Values) {
+			v.Set("signature", strings.NewReplacer("-", "+", "_", "/").Replace(v.Get("signature")))
+		}), wantErr: ErrInitDataMalformed},
+		{name: "signature cut short", raw: strings.Replace(telegramSample, "ZX_PDg", "", 1), wantErr: ErrInitDataMalformed},
+		{name: "signature in hex", raw: edit(func(v url.Values) { v.Set("signature", strings.Repeat("ab", 64)) }), wantErr: ErrInitDataMalformed},
+		{name: "signature twice", raw: telegramSample + "&signature=" + otherSig, wantErr: ErrInitDataMalformed},
+		{name: "line break in a value", raw: edit(func(v url.Values) { v.Set("chat_type", "private\nuser={\"id\":1}") }), wantErr: ErrInitDataMalformed},
+		{name: "empty", raw: "", wantErr: ErrInitDataMalformed},
+		{name: "no bot id", raw: telegramSample, botID: -1, wantErr: ErrTelegramNotConfigured,
+			wantMsg: "Telegram sign-in is not configured on this server"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			botID := tt.botID
+			switch botID {
+			case 0:
+				botID = telegramSampleBotID
+			case -1:
+				botID = 0
+			}
+			data, err := ValidateSignedInitData(tt.raw, botID, TelegramPublicKey, 0, telegramSampleTime)
+			require.ErrorIs(t, err, tt.wantErr)
+			require.Zero(t, data)
+			if tt.wantMsg != "" {
+				require.Equal(t, tt.wantMsg, err.Error())
+			}
+		})
+	}
+
+	// What the signature does not cover changes nothing.
+	for name, raw := range map[string]string{
+		"hash changed":      strings.Replace(telegramSample, "hash=a433", "hash=b433", 1),
+		"hash removed":      strings.Replace(telegramSample, "&hash=a433d8f9847bd6addcc563bff7cc82c89e97ea0d90c11fe5729cae6796a36d73", "", 1),
+		"fields reordered":  edit(func(url.Values) {}), // Encode sorts them
+		"spaces as +":       strings.ReplaceAll(telegramSample, "%20", "+"),
+		"lowercase escapes": strings.ReplaceAll(telegramSample, "%2C", "%2c"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			data, err := ValidateSignedInitData(raw, telegramSampleBotID, TelegramPublicKey, 0, telegramSampleTime)
+			require.NoError(t, err)
+			require.Equal(t, telegramSampleUser, data.User)
+		})
+	}
+	_, err := ValidateSignedInitData(telegramSample, telegramSampleBotID, nil, 0, telegramSampleTime)
+	require.ErrorIs(t, err, ErrTelegramNotConfigured, "no key")
+}
+
+// TestSignedInitDataWindow: the signature is checked with the same
+// auth_date window as the hash.
+func TestSignedInitDataWindow(t *testing.T) {
+	tests := []struct {
+		name    string
+		maxAge  time.Duration
+		now     time.Time
+		wantErr error
+		wantMsg string
+	}{
+		{name: "when signed", now: telegramSampleTime},
+		{name: "exactly max age old", now: telegramSampleTime.Add(24 * time.Hour)},
+		{name: "server clock 30s behind", now: telegramSampleTime.Add(-30 * time.Second)},
+		{name: "custom max age", maxAge: time.Hour, now: telegramSampleTime.Add(time.Hour)},
+		{name: "a second too old", now: telegramSampleTime.Add(24*time.Hour + time.Second), wantErr: ErrInitDataExpired,
+			wantMsg: "init data expired: auth_date is older than 24h0m0s"},
+		{name: "too old for a custom max age", maxAge: time.Hour, now: telegramSampleTime.Add(time.Hour + time.Second), wantErr: ErrInitDataExpired,
+			wantMsg: "init data expired: auth_date is older than 1h0m0s"},
+		{name: "today", now: time.Now(), wantErr: ErrInitDataExpired},
+		{name: "from the future", now: telegramSampleTime.Add(-31 * time.Second), wantErr: ErrInitDataFuture,
+			wantMsg: "init data auth_date is in the future (is the server clock right?)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := ValidateSignedInitData(telegramSample, telegramSampleBotID, TelegramPublicKey, tt.maxAge, tt.now)
+			if tt.wantErr == nil {
+				require.NoError(t, err)
+				require.Equal(t, telegramSampleUser.ID, data.User.ID)
+				return
+			}
+			require.ErrorIs(t, err, tt.wantErr)
+			require.Zero(t, data)
+			if tt.wantMsg != "" {
+				require.Equal(t, tt.wantMsg, err.Error())
+			}
+		})
+	}
+}
+
+// TestSignedInitDataContent: signed init data is read as the hash's is
+// (its user, start parameter, and refusals), here signed with a key made
+// for the test over the message "<bot id>:WebAppData\n<data-check-string>".
+func TestSignedInitDataContent(t *testing.T) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	require.NoError(t, err)
+	const botID = 1234567890
+	sign := func(edit func(url.Values)) string {
+		f := testFields()
+		f.Set("hash", strings.Repeat("0", 64)) // not signed: any value
+		if edit != nil {
+			edit(f)
+		}
+		var lines []string // the fields but hash, in sorted order written out here
+		for _, k := range []string{"auth_date", "chat_instance", "chat_type", "query_id", "start_param", "user"} {
+			if v, ok := f[k]; ok {
+				lines = append(lines, k+"="+v[0])
+			}
+		}
+		msg := "1234567890:WebAppData\n" + strings.Join(lines, "\n")
+		f.Set("signature", base64.RawURLEncoding.EncodeToString(ed25519.Sign(priv, []byte(msg))))
+		return f.Encode()
+	}
+
+	data, err := ValidateSignedInitData(sign(nil), botID, pub, 0, testNow)
+	require.NoError(t, err)
+	require.Equal(t, "Alice Smith", data.User.DisplayName())
+	require.Equal(t, "group_42", data.StartParam)
+	require.Equal(t, "AAHdF6IQAAAAAN0XohDhrOrc", data.QueryID)
+
+	for _, tt := range []struct {
+		name    string
+		edit    func(url.Values)
+		wantErr error
+	}{
+		{"no user", func(f url.Values) { f.Del("user") }, ErrInitDataNoUser},
+		{"user without id", func(f url.Values) { f.Set("user", `{"first_name":"Alice"}`) }, ErrInitDataNoUser},
+		{"user not JSON", func(f url.Values) { f.Set("user", "Alice") }, ErrInitDataMalformed},
+		{"no auth_date", func(f url.Values) { f.Del("auth_date") }, ErrInitDataMalformed},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ValidateSignedInitData(sign(tt.edit), botID, pub, 0, testNow)
+			require.ErrorIs(t, err, tt.wantErr)
+		})
+	}
+	_, err = ValidateSignedInitData(sign(nil), botID, TelegramPublicKey, 0, testNow)
+	require.ErrorIs(t, err, ErrInitDataSignature, "only Telegram's key is Telegram's")
 }

@@ -124,11 +124,18 @@ type Stream struct {
 
 // Telegram is the bot: its token, the Bot API, invite links, the webhook.
 type Telegram struct {
-	BotToken      string // TELEGRAM_BOT_TOKEN: signs init data; "" turns tma sign-in and the Bot API off
+	BotToken      string // TELEGRAM_BOT_TOKEN: checks init data's hash; "" turns the Bot API off
 	APIURL        string // TELEGRAM_API_URL
 	WebhookSecret string // TELEGRAM_WEBHOOK_SECRET: turns /telegram/webhook on
 	BotUsername   string // TELEGRAM_BOT_USERNAME, without @
 	AppName       string // TELEGRAM_APP_NAME
+	// BotID is TELEGRAM_BOT_ID, or the number before ':' in BotToken (0:
+	// neither): without BotToken, init data's Ed25519 signature for this
+	// bot is checked instead of its hash.
+	BotID int64
+	// TestEnvironment (TELEGRAM_TEST_ENVIRONMENT) checks that signature
+	// with the key of Telegram's test environment.
+	TestEnvironment bool
 }
 
 // Notify is how the notifier runs.

@@ -206,6 +206,48 @@ func TestConfigNotify(t *testing.T) {
 	}
 }
 
+// TestConfigTelegramBotID: the bot id is TELEGRAM_BOT_ID, or the number
+// before ':' in TELEGRAM_BOT_TOKEN; set with the token, the two agree; the
+// test environment's key is chosen only by TELEGRAM_TEST_ENVIRONMENT.
+func TestConfigTelegramBotID(t *testing.T) {
+	for _, tc := range []struct {
+		token, id, testEnv string
+		want               Telegram
+	}{
+		{"", "", "", Telegram{}},
+		{"", "7342037359", "", Telegram{BotID: 7342037359}},
+		{"", "7342037359", "true", Telegram{BotID: 7342037359, TestEnvironment: true}},
+		{"7342037359:AAHI25ES9xCOMPokpYoz", "", "", Telegram{BotToken: "7342037359:AAHI25ES9xCOMPokpYoz", BotID: 7342037359}},
+		{"7342037359:AAHI25ES9xCOMPokpYoz", "7342037359", "", Telegram{BotToken: "7342037359:AAHI25ES9xCOMPokpYoz", BotID: 7342037359}},
+		{"not-a-bot-token", "", "", Telegram{BotToken: "not-a-bot-token"}},
+		{"not-a-bot-token", "42", "", Telegram{BotToken: "not-a-bot-token", BotID: 42}},
+		{"-5:x", "", "", Telegram{BotToken: "-5:x"}},
+	} {
+		t.Setenv("TELEGRAM_BOT_TOKEN", tc.token)
+		t.Setenv("TELEGRAM_BOT_ID", tc.id)
+		t.Setenv("TELEGRAM_TEST_ENVIRONMENT", tc.testEnv)
+		got := load(t).Telegram
+		got.APIURL = ""
+		require.Equal(t, tc.want, got, "TELEGRAM_BOT_TOKEN=%q TELEGRAM_BOT_ID=%q", tc.token, tc.id)
+	}
+
+	for _, tc := range []struct{ token, id, testEnv, wantErr string }{
+		{"", "bot", "", "TELEGRAM_BOT_ID must be a bot's id, the positive whole number before ':' in its token"},
+		{"", "0", "", "TELEGRAM_BOT_ID must be a bot's id"},
+		{"", "-7342037359", "", "TELEGRAM_BOT_ID must be a bot's id"},
+		{"", "7342037359:AAHI25ES9xCOMPokpYoz", "", "TELEGRAM_BOT_ID must be a bot's id"},
+		{"7342037359:AAHI25ES9xCOMPokpYoz", "7342037358", "", `TELEGRAM_BOT_ID must be the number before ':' in TELEGRAM_BOT_TOKEN, not "7342037358"`},
+		{"", "7342037359", "yes", "TELEGRAM_TEST_ENVIRONMENT must be true or false"},
+	} {
+		t.Setenv("TELEGRAM_BOT_TOKEN", tc.token)
+		t.Setenv("TELEGRAM_BOT_ID", tc.id)
+		t.Setenv("TELEGRAM_TEST_ENVIRONMENT", tc.testEnv)
+		_, err := FromEnvironment()
+		require.ErrorContains(t, err, tc.wantErr)
+		require.NotContains(t, err.Error(), "AAHI25ES9xCOMPokpYoz", "the token is a secret")
+	}
+}
+
 func TestConfigTON(t *testing.T) {
 	for _, name := range []string{"TON_API_URL", "TON_API_KEY", "TON_VERIFY_INTERVAL", "TON_VERIFY_GIVE_UP"} {
 		t.Setenv(name, "")

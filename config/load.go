@@ -118,6 +118,8 @@ func Load(getenv func(string) string) (Config, error) {
 		BotUsername:   strings.TrimPrefix(r.text(telegramBotUsername), "@"),
 		AppName:       r.text(telegramAppName),
 	}
+	c.Telegram.BotID = r.botID(telegramBotID, c.Telegram.BotToken)
+	c.Telegram.TestEnvironment = r.boolean(telegramTestEnv)
 
 	c.Notify = Notify{
 		On: r.boolean(notifyOn), Window: r.duration(notifyBatchWindow),
@@ -251,6 +253,29 @@ func (r *reader) tokenCacheTTL(s *Setting) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// botID reads s as a bot's id, a positive whole number; unset, it is the
+// number before ':' in token (0 when there is none). Set with a token, the
+// two must agree.
+func (r *reader) botID(s *Setting, token string) int64 {
+	prefix, _, _ := strings.Cut(token, ":")
+	fromToken, err := strconv.ParseInt(prefix, 10, 64)
+	if err != nil || fromToken <= 0 {
+		fromToken = 0
+	}
+	if !r.set(s) {
+		return fromToken
+	}
+	id, err := strconv.ParseInt(r.text(s), 10, 64)
+	switch {
+	case err != nil || id <= 0:
+		// Not quoted: it may be the token itself, pasted in the wrong place.
+		r.fail(s, "a bot's id, the positive whole number before ':' in its token")
+	case fromToken != 0 && id != fromToken:
+		r.failValue(s, "the number before ':' in TELEGRAM_BOT_TOKEN")
+	}
+	return id
 }
 
 // httpURL reads s as an http(s) URL, if set; example shows one.

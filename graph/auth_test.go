@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/stretchr/testify/require"
 )
 
@@ -230,6 +232,40 @@ func TestTelegramSignIn(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "Carol White", p.Name)
 	require.Equal(t, "carol", p.Username)
+}
+
+// TestTelegramSignInWithoutTheBotToken: a server with the bot's id and no
+// token signs in the user of init data Telegram signed for that bot (at the
+// time it was signed), and refuses it when a field or the bot differs.
+func TestTelegramSignInWithoutTheBotToken(t *testing.T) {
+	clock := apitest.WithClock(testclock.At(apitest.TelegramSignedAt))
+	api := apitest.New(t, apitest.SignedByTelegram(), clock)
+	vladislav := api.WithHeader("tma " + apitest.TelegramSignedInitData)
+
+	var out struct {
+		Me struct{ ID, Name, Username string }
+	}
+	vladislav.Must(&out, `{ me { id name username } }`)
+	require.Equal(t, apitest.TelegramSignedUserID, out.Me.ID)
+	require.Equal(t, "Vladislav + - ? / Kibenko", out.Me.Name)
+	require.Equal(t, "vdkfrost", out.Me.Username)
+	id := vladislav.CreateGroup("Signed by Telegram")
+	require.NotEmpty(t, id)
+	p, err := api.Store.GetUserProfile(t.Context(), apitest.TelegramSignedUserID)
+	require.NoError(t, err)
+	require.Equal(t, "Vladislav + - ? / Kibenko", p.Name)
+
+	forged := strings.Replace(apitest.TelegramSignedInitData, "279058397", "279058398", 1)
+	res := api.WithHeader("tma "+forged).Fails("UNAUTHENTICATED", `{ me { id } }`)
+	require.Equal(t, "init data signature is invalid (was it signed by Telegram for this server's bot?)", res.Errors[0].Message)
+	res = api.WithHeader("tma "+apitest.InitData(333, "Carol", "White", "carol", apitest.TelegramSignedAt)).Fails("UNAUTHENTICATED", `{ me { id } }`)
+	require.Contains(t, res.Errors[0].Message, "signature is missing", "init data with a hash alone")
+
+	otherBot := apitest.New(t, apitest.SignedByTelegram(), clock, func(c *httpapi.Config) { c.BotID++ })
+	otherBot.WithHeader("tma "+apitest.TelegramSignedInitData).Fails("UNAUTHENTICATED", `{ me { id } }`)
+	later := apitest.New(t, apitest.SignedByTelegram())
+	res = later.WithHeader("tma "+apitest.TelegramSignedInitData).Fails("UNAUTHENTICATED", `{ me { id } }`)
+	require.Equal(t, "init data expired: auth_date is older than 24h0m0s", res.Errors[0].Message, "today")
 }
 
 func TestIntrospectionNeedsNoCredentials(t *testing.T) {

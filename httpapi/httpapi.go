@@ -37,8 +37,14 @@ import (
 type Config struct {
 	Store *store.Store
 	Log   *slog.Logger
-	// BotToken validates Telegram Mini App init data; empty disables `tma` sign-in.
+	// BotToken validates Telegram Mini App init data (its hash).
 	BotToken string
+	// BotID, without BotToken, validates init data by Telegram's Ed25519
+	// signature for this bot; neither set disables `tma` sign-in.
+	BotID int64
+	// TelegramTestEnvironment checks that signature with the key of
+	// Telegram's test environment instead of production's.
+	TelegramTestEnvironment bool
 	// AuthMaxAge is how long init data stays valid after its auth_date (default 24h).
 	AuthMaxAge time.Duration
 	// CORSOrigins may call the API from a browser ("*" for any).
@@ -167,12 +173,14 @@ func New(cfg Config) http.Handler {
 		cfg.TokenCacheTTL = DefaultTokenCacheTTL
 	}
 	authn := &auth.Authenticator{
-		BotToken:      cfg.BotToken,
-		MaxAge:        cfg.AuthMaxAge,
-		Tokens:        tokenLookup{cfg.Store},
-		Users:         profileRecorder{cfg.Store},
-		Now:           cfg.Now,
-		TokenCacheTTL: cfg.TokenCacheTTL,
+		BotToken:        cfg.BotToken,
+		BotID:           cfg.BotID,
+		TestEnvironment: cfg.TelegramTestEnvironment,
+		MaxAge:          cfg.AuthMaxAge,
+		Tokens:          tokenLookup{cfg.Store},
+		Users:           profileRecorder{cfg.Store},
+		Now:             cfg.Now,
+		TokenCacheTTL:   cfg.TokenCacheTTL,
 	}
 	meter := quota.New(cfg.Quota, usageCounters{cfg.Store}, cfg.Now)
 	hooks := metricHooks(cfg.Metrics)

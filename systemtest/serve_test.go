@@ -1,15 +1,20 @@
 package systemtest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fracti/api/commands"
+	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/internal/testkit/scrape"
 	"github.com/fracti/api/internal/testkit/servertest"
 	"github.com/stretchr/testify/require"
@@ -28,6 +33,40 @@ func serve(t *testing.T) (base string, stop func() error) {
 func TestServeShutsDownGracefully(t *testing.T) {
 	servertest.LocalTable(t)
 	_, stop := serve(t)
+	require.NoError(t, stop())
+}
+
+// TestServeWithoutTheBotToken: serve starts with TELEGRAM_BOT_ID and no
+// TELEGRAM_BOT_TOKEN (NOTIFY asked for, which needs the token, only warns),
+// and signs in the user of init data Telegram signed for that bot; the
+// Bot API's features say that they need the token.
+func TestServeWithoutTheBotToken(t *testing.T) {
+	servertest.LocalTable(t)
+	t.Setenv("TELEGRAM_BOT_TOKEN", "")
+	t.Setenv("TELEGRAM_BOT_ID", strconv.Itoa(apitest.TelegramSignedBotID))
+	t.Setenv("NOTIFY", "true")
+	// The sample is old: its age, and a day, is allowed.
+	t.Setenv("AUTH_MAX_AGE", fmt.Sprintf("%dh", int(time.Since(apitest.TelegramSignedAt).Hours())+24))
+	api, stop := serve(t)
+	tma := "tma " + apitest.TelegramSignedInitData
+
+	var me struct{ Me struct{ ID string } }
+	servertest.GQLAs(t, api+"/graphql", tma, &me, `{ me { id } }`, nil)
+	require.Equal(t, apitest.TelegramSignedUserID, me.Me.ID)
+	var created struct{ CreateGroup struct{ ID string } }
+	servertest.GQLAs(t, api+"/graphql", tma, &created, `mutation { createGroup(input: {title: "T", currency: "USD"}) { id } }`, nil)
+
+	body, _ := json.Marshal(map[string]any{"query": `mutation($g: ID!) { remindDebtors(groupId: $g) { directMessages } }`,
+		"variables": map[string]any{"g": created.CreateGroup.ID}})
+	req, _ := http.NewRequest(http.MethodPost, api+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", tma)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Contains(t, string(answer), `"code":"UNAVAILABLE"`)
+	require.Contains(t, string(answer), "no Telegram bot configured")
 	require.NoError(t, stop())
 }
 

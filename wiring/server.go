@@ -96,13 +96,12 @@ func (srv *Server) Run(ctx context.Context) error {
 	}
 	ton := TONVerifier(cfg.TON, s, log)
 	jobs := startJobs(cfg.Recurring, cfg.TON, cfg.Notify, s, log, m, notifierOn, ton)
-	if cfg.Telegram.BotToken == "" {
-		log.Warn("TELEGRAM_BOT_TOKEN is not set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
-	}
+	logSignIn(cfg.Telegram, log)
 	api := &http.Server{
 		Addr: ":" + cfg.Server.Port,
 		Handler: httpapi.New(httpapi.Config{
 			Store: s, Log: log, BotToken: cfg.Telegram.BotToken, AuthMaxAge: cfg.Auth.MaxAge,
+			BotID: cfg.Telegram.BotID, TelegramTestEnvironment: cfg.Telegram.TestEnvironment,
 			CORSOrigins: cfg.Server.CORSOrigins, MaxBodyBytes: cfg.Server.MaxBodyBytes,
 			MaxUploadBytes: cfg.Server.MaxUploadBytes, MaxUploads: cfg.Server.MaxUploads,
 			Playground: cfg.Server.Playground, PlaygroundHeadersFromLink: cfg.Store.LocalEngine(), LoaderWait: cfg.GraphQL.LoaderWait,

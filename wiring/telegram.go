@@ -1,6 +1,7 @@
 package wiring
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -25,4 +26,17 @@ func TelegramBot(c config.Telegram) *telegram.Client {
 // inviteLinks names the bot and Mini App that invite links open.
 func inviteLinks(c config.Telegram) graph.InviteLinks {
 	return graph.InviteLinks{BotUsername: c.BotUsername, AppName: c.AppName}
+}
+
+// logSignIn says how this instance checks Mini App init data, and what it
+// cannot do without the bot token.
+func logSignIn(c config.Telegram, log *slog.Logger) {
+	switch {
+	case c.BotToken != "": // the hash, as ever: nothing to say
+	case c.BotID > 0:
+		log.Info("TELEGRAM_BOT_TOKEN is not set: Mini App sign-in (tma) checks Telegram's Ed25519 signature for TELEGRAM_BOT_ID; "+
+			"connecting chats, reminders and the notifier need the token", "bot_id", c.BotID, "test_environment", c.TestEnvironment)
+	default:
+		log.Warn("neither TELEGRAM_BOT_TOKEN nor TELEGRAM_BOT_ID is set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
+	}
 }
