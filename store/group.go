@@ -36,6 +36,9 @@ type Group struct {
 	ChatConnectedBy string
 	// WeeklyReminder asks for a reminder of the group's debts once a week.
 	WeeklyReminder bool
+	// DaysKept: every live expense has its day item (expense_day.go), so a
+	// range of spent days is read by its days alone.
+	DaysKept bool
 }
 
 // SettlementConfirmation says who may mark a group's settlements completed,
@@ -75,6 +78,8 @@ type groupRecord struct {
 	ChatConnectedBy string `dynamodbav:"chatConnectedBy,omitempty"`
 	// WeeklyReminder is absent when off.
 	WeeklyReminder bool `dynamodbav:"weeklyReminder,omitempty"`
+	// DaysKept is absent until the group's day items are complete.
+	DaysKept bool `dynamodbav:"daysKept,omitempty"`
 }
 
 // Attributes of the group and ledger items that expressions name.
@@ -123,6 +128,7 @@ func (g Group) record() groupRecord {
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
 		Version: g.Version, FormatVersion: formatCurrent, JoinByID: g.JoinByID, TimeZone: g.TimeZone,
 		ChatLanguage: g.ChatLanguage, ChatConnectedBy: g.ChatConnectedBy, WeeklyReminder: g.WeeklyReminder,
+		DaysKept: g.DaysKept,
 	}
 	if g.SettlementConfirmation != ConfirmByRecipient {
 		r.SettlementConfirmation = string(g.SettlementConfirmation)
@@ -144,7 +150,7 @@ func (r *groupRecord) group() (Group, error) {
 		CreatedAt: created, MemberCount: r.MemberCount,
 		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1), JoinByID: r.JoinByID,
 		TimeZone: r.TimeZone, ChatLanguage: r.ChatLanguage, ChatConnectedBy: r.ChatConnectedBy,
-		WeeklyReminder: r.WeeklyReminder,
+		WeeklyReminder: r.WeeklyReminder, DaysKept: r.DaysKept,
 	}
 	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
 		g.SettlementConfirmation = ConfirmByEitherParty

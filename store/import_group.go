@@ -345,6 +345,7 @@ func (r *importRun) groupToCreate() Group {
 	g := Group{
 		ID: r.groupID, Title: r.in.Title, Currency: r.in.Currency, CreatedAt: r.started,
 		MemberCount: 1, SettlementConfirmation: ConfirmByRecipient, Version: 1, JoinByID: &no,
+		DaysKept: true,
 	}
 	if r.rec.Title != "" {
 		g.Title = r.rec.Title
@@ -381,7 +382,8 @@ func (b *importBatch) size() int { return len(b.puts) + len(b.spending) + 1 }
 const MaxImportPlaceholders = maxTransactItems - 6
 
 // MaxImportParts is the most people one imported row may involve: the
-// expense, its first revision and a participant record each fit one batch.
+// expense, its first revision, its day item and a participant record each
+// fit one batch.
 const MaxImportParts = MaxExpenseParticipants - 1
 
 // MaxImportShares is the most payers and shares (a person's part in an
@@ -627,7 +629,7 @@ func (r *importRun) expenseUnit(pe *exchange.Expense) (*importBatch, error) {
 		title = r.newGroup.Title
 	}
 	u := newImportBatch()
-	u.puts = append(u.puts, e.record(), createdRevisionRecord(&e))
+	u.puts = append(u.puts, e.record(), createdRevisionRecord(&e), e.dayRecord())
 	for _, p := range e.participantRecords(title) {
 		u.puts = append(u.puts, p)
 	}
