@@ -84,9 +84,9 @@ func (f *ExpenseFilter) checks() bool {
 		f.MinAmount != nil || f.MaxAmount != nil || len(f.Search) > 0
 }
 
-// fingerprint names the filter in its lists' cursors, so that a cursor
-// continues only the list it came from.
-func (f *ExpenseFilter) fingerprint() string {
+// Fingerprint names the filter in its lists' cursors (and a request's
+// pages), so that a cursor continues only the list it came from.
+func (f *ExpenseFilter) Fingerprint() string {
 	opt := func(d *money.Decimal) string {
 		if d == nil {
 			return "-"
@@ -116,14 +116,14 @@ func (g *Group) Scope() ExpenseScope { return ExpenseScope{GroupID: g.ID, DaysKe
 // FindExpenses pages through the group's expenses that match f: by spent
 // day with a range of days, else newest created first.
 func (s *Store) FindExpenses(ctx context.Context, group ExpenseScope, f ExpenseFilter, args PageArgs) (Page[Expense], error) {
-	return s.findExpenses(ctx, "find-expenses:"+group.GroupID+":"+f.fingerprint(), []ExpenseScope{group}, &f, args)
+	return s.findExpenses(ctx, "find-expenses:"+group.GroupID+":"+f.Fingerprint(), []ExpenseScope{group}, &f, args)
 }
 
 // FindUserExpenses pages through the expenses that match f in the groups
 // given (the user's current groups: the caller decides which the user may
 // see), merged in the order of FindExpenses.
 func (s *Store) FindUserExpenses(ctx context.Context, userID string, groups []ExpenseScope, f ExpenseFilter, args PageArgs) (Page[Expense], error) {
-	return s.findExpenses(ctx, "find-user-expenses:"+userID+":"+f.fingerprint(), groups, &f, args)
+	return s.findExpenses(ctx, "find-user-expenses:"+userID+":"+f.Fingerprint(), groups, &f, args)
 }
 
 // findConcurrency bounds the Queries a search runs at once: one per group
