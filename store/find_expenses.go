@@ -260,15 +260,20 @@ func (r *findRun) run(ctx context.Context, sources []*findSource, first int) ([]
 	// past the page needs no read of its expense to say another follows.
 	trusted := !r.f.checks()
 	var matches []*candidate
+	taken := 0
 	for len(matches) < want {
 		need := want - len(matches)
 		if err := r.fill(ctx, sources, need); err != nil {
 			return nil, err
 		}
-		batch := take(sources, need)
+		// As many as should hold the matches still needed, by the share
+		// of those merged so far that matched: one batch of expenses read
+		// by key (at most MaxBatchGet) rather than one per few matches.
+		batch := take(sources, scaled(need, taken, len(matches), MaxBatchGet))
 		if len(batch) == 0 {
 			break
 		}
+		taken += len(batch)
 		var unread []*candidate
 		for i, c := range batch {
 			if c.key != nil && !(trusted && len(matches)+i >= first) {
@@ -312,13 +317,19 @@ func (r *findRun) fill(ctx context.Context, sources []*findSource, need int) err
 		if src.done || len(src.buf) > 0 {
 			continue
 		}
-		n := need
-		if src.taken > 0 {
-			n = min(max(need*(src.taken+1)/(src.kept+1), need), maxFindChunk)
-		}
+		n := scaled(need, src.taken, src.kept, maxFindChunk)
 		g.Go(func() error { return r.fillSource(gctx, src, n) })
 	}
 	return g.Wait()
+}
+
+// scaled is how many candidates should hold need matches when kept of
+// taken matched so far: need at first, at most limit.
+func scaled(need, taken, kept, limit int) int {
+	if taken == 0 {
+		return need
+	}
+	return min(max(need*(taken+1)/(kept+1), need), limit)
 }
 
 // fillSource reads up to n of a source's next candidates.
