@@ -484,12 +484,15 @@ func (r *importRun) build() ([]*importBatch, error) {
 		}
 	}
 	// The last batch also finishes the import: when that does not fit
-	// beside its own items, an empty batch does it.
+	// beside its own items, an empty batch does it. So does one in an
+	// existing group whenever the last is more than half full: the
+	// finishing transaction must win its place in the group's chain
+	// against the members' own writes, and a short one wins it sooner.
 	total, err := totalEffect(batches)
 	if err != nil {
 		return nil, err
 	}
-	if cur.size()+len(total.deltas)+finishItems > maxTransactItems {
+	if cur.size()+len(total.deltas)+finishItems > maxTransactItems || (r.in.GroupID != "" && cur.size() > maxTransactItems/2) {
 		batches = append(batches, newImportBatch())
 	}
 	named := 0
