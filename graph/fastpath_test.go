@@ -108,6 +108,8 @@ var groupLists = []struct{ key, field, args, typ, needs string }{
 	{"expenses", "expenses", "(first: 20)", "ExpenseConnection", ""},
 	{"e2", "expenses", "(first: 2)", "ExpenseConnection", ""},
 	{"eAfter", "expenses", "(first: 2, after: $ec)", "ExpenseConnection", "ec"},
+	{"eFound", "expenses", `(first: 2, filter: {minAmount: "1"})`, "ExpenseConnection", ""},
+	{"eDays", "expenses", `(first: 3, filter: {from: "2000-01-01"})`, "ExpenseConnection", ""},
 	{"balances", "balances", "", "Balance", ""},
 	{"debts", "debts", "", "Debt", ""},
 	{"pairwise", "debts", "(simplify: false)", "Debt", ""},

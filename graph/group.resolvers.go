@@ -44,9 +44,8 @@ func (r *groupResolver) Member(ctx context.Context, obj *store.Group, userID str
 }
 
 // Expenses is the resolver for the expenses field.
-func (r *groupResolver) Expenses(ctx context.Context, obj *store.Group, first *int, after *string) (*model.ExpenseConnection, error) {
-	c, err := listConnection(ctx, "expenses", r.Store.ListExpenses, obj.ID, first, after, expenseEdge)
-	return (*model.ExpenseConnection)(c), err
+func (r *groupResolver) Expenses(ctx context.Context, obj *store.Group, first *int, after *string, filter *model.ExpenseFilter) (*model.ExpenseConnection, error) {
+	return r.groupExpenses(ctx, obj, first, after, filter)
 }
 
 // Settlements is the resolver for the settlements field.

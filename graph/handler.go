@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/fracti/api/graph/generated"
 	"github.com/fracti/api/graph/limits"
+	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/store"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -158,7 +159,13 @@ func listCosts(c *generated.ComplexityRoot, currencies int) {
 		return 1 + child*n
 	}
 	c.User.Groups, c.User.ExpensesPaid, c.User.Owes, c.User.Settlements, c.User.Activity = perPage, perPage, perPage, perPage, perPage
-	c.Group.Members, c.Group.Expenses, c.Group.Settlements = perPage, perPage, perPage
+	c.Group.Members, c.Group.Settlements = perPage, perPage
+	c.Group.Expenses = func(child int, first *int, after *string, _ *model.ExpenseFilter) int {
+		return perPage(child, first, after)
+	}
+	c.User.Expenses = func(child int, _ *model.ExpenseFilter, first *int, after *string) int {
+		return perPage(child, first, after)
+	}
 	// Each expense's comments are a Query of their own: a page of expenses
 	// asking for them multiplies.
 	c.Expense.Comments = perPage

@@ -107,6 +107,9 @@ func userGroupsWanted(ctx context.Context) (loaders.UserGroupsWith, bool) {
 			}
 		case "activity", "owes", "expensesPaid", "settlements":
 			wanted = true
+		case "expenses":
+			// Its groups' METADATA say whose days are kept.
+			with.Groups, wanted = true, true
 		}
 	}
 	return with, wanted
@@ -126,7 +129,10 @@ func (r *Resolver) prefetchGroup(ctx context.Context, groupID string) {
 		case "balances", "debts", "historyHead":
 			head = true
 		case "expenses":
-			prefetchPage(ctx, f, "expenses", groupID, r.Store.ListExpenses)
+			// A filtered list is the store's search, read by its resolver.
+			if f.ArgumentMap(graphql.GetOperationContext(ctx).Variables)["filter"] == nil {
+				prefetchPage(ctx, f, "expenses", groupID, r.Store.ListExpenses)
+			}
 		case "settlements":
 			prefetchPage(ctx, f, "settlements", groupID, r.Store.ListSettlements)
 		case "activity":

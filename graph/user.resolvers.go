@@ -71,6 +71,11 @@ func (r *userResolver) ExpensesPaid(ctx context.Context, obj *model.User, first 
 	return (*model.ExpenseConnection)(c), err
 }
 
+// Expenses is the resolver for the expenses field.
+func (r *userResolver) Expenses(ctx context.Context, obj *model.User, filter *model.ExpenseFilter, first *int, after *string) (*model.ExpenseConnection, error) {
+	return r.userExpenses(ctx, obj, filter, first, after)
+}
+
 // Owes is the resolver for the owes field. The groups and payers its
 // shares name are loaded together, before the shares' fields ask for them.
 func (r *userResolver) Owes(ctx context.Context, obj *model.User, first *int, after *string) (*model.ShareConnection, error) {

@@ -15,10 +15,11 @@ import (
 // MaxExpenseParticipants is the most distinct users (payers and
 // beneficiaries together) one expense may involve, so that every change of
 // it fits one transaction of DynamoDB's 100 items. The largest is an edit
-// that moves it to another currency: the ledger, two balances, the expense,
-// one record per user other than the main payer, the revision, the activity
-// event and two spending summaries (the old day's and the new one's).
-const MaxExpenseParticipants = maxTransactItems - 7
+// that moves it to another currency and another day: the ledger, two
+// balances, the expense, one record per user other than the main payer, the
+// revision, the activity event, two spending summaries (the old day's and
+// the new one's) and its day item moved (a Delete and a Put).
+const MaxExpenseParticipants = maxTransactItems - 9
 
 // CreateExpense writes the expense (version 1), its participant records,
 // its effect on the group's balances, its first revision and the group's
@@ -87,6 +88,11 @@ func (s *Store) createExpense(ctx context.Context, groupTitle string, e Expense,
 		idem = len(items) // its index in the transaction, after the ledger
 	}
 	items = append(items, s.spendingUpdates(e.GroupID, nil, &e)...)
+	days, err := s.dayChanges(nil, &e)
+	if err != nil {
+		return Expense{}, err
+	}
+	items = append(items, days...)
 	items = append(items, extra...)
 	ev := expenseEvent(EventExpenseCreated, &e, e.CreatedBy, e.CreatedAt, rev.Changes)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {

@@ -32,7 +32,7 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	g := Group{
 		ID: s.newID(), ChatID: in.ChatID, Title: in.Title, Currency: in.Currency,
 		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation, Version: 1,
-		JoinByID: &in.JoinByIDAllowed, TimeZone: in.TimeZone, RolesKept: true, AdminOnly: in.AdminOnly,
+		JoinByID: &in.JoinByIDAllowed, TimeZone: in.TimeZone, RolesKept: true, AdminOnly: in.AdminOnly, DaysKept: true,
 	}
 	if g.ChatID != "" {
 		g.ChatConnectedBy, g.ChatLanguage = in.Creator.UserID, in.Creator.Language

@@ -44,6 +44,11 @@ func (s *Store) DeleteExpense(ctx context.Context, e Expense, actor string) (Exp
 		return Expense{}, err
 	}
 	items = append(items, s.spendingUpdates(e.GroupID, &e, nil)...)
+	days, err := s.dayChanges(&e, nil)
+	if err != nil {
+		return Expense{}, err
+	}
+	items = append(items, days...)
 	ev := expenseEvent(EventExpenseDeleted, &e, actor, now, nil)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.changeBalances(e.InvolvedUsers(), e.Amount.Currency(), s.maxCurrencies)
@@ -65,12 +70,7 @@ func (s *Store) DeleteExpense(ctx context.Context, e Expense, actor string) (Exp
 // the version e was read at. An item written before versions has none: it
 // is at version 1.
 func (s *Store) expenseAtVersion(e Expense, w *types.TransactWriteItem) types.TransactWriteItem {
-	cond := attrVersion + " = :v"
-	if e.Version == 1 {
-		cond = "(" + attrNotExists(attrVersion) + " OR " + cond + ")"
-	}
-	values := map[string]types.AttributeValue{":v": number(int64(e.Version))}
-	cond = condItemExists + " AND " + cond
+	cond, values := expenseVersionCond(e.Version)
 	switch {
 	case w.Delete != nil:
 		w.Delete.TableName, w.Delete.Key = &s.table, tableKey(groupPK(e.GroupID), expenseSK(formatTime(e.CreatedAt), e.ID))
@@ -82,6 +82,17 @@ func (s *Store) expenseAtVersion(e Expense, w *types.TransactWriteItem) types.Tr
 		w.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	return *w
+}
+
+// expenseVersionCond is the condition, with its values, that an expense's
+// item is there at version v (an item written before versions has none: it
+// is at version 1).
+func expenseVersionCond(v int) (string, map[string]types.AttributeValue) {
+	cond := attrVersion + " = :v"
+	if v == 1 {
+		cond = "(" + attrNotExists(attrVersion) + " OR " + cond + ")"
+	}
+	return condItemExists + " AND " + cond, map[string]types.AttributeValue{":v": number(int64(v))}
 }
 
 // versionConflict explains the failed version condition at item i: the

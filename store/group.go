@@ -41,6 +41,9 @@ type Group struct {
 	RolesKept bool
 	// AdminOnly is what needs an admin (roles.go); nil is DefaultAdminOnly.
 	AdminOnly []Action
+	// DaysKept: every live expense has its day item (expense_day.go), so a
+	// range of spent days is read by its days alone.
+	DaysKept bool
 }
 
 // SettlementConfirmation says who may mark a group's settlements completed,
@@ -84,6 +87,8 @@ type groupRecord struct {
 	// the group keeps the default (adminOnlyText).
 	RolesKept bool   `dynamodbav:"rolesKept,omitempty"`
 	AdminOnly string `dynamodbav:"adminOnly,omitempty"`
+	// DaysKept is absent until the group's day items are complete.
+	DaysKept bool `dynamodbav:"daysKept,omitempty"`
 }
 
 // Attributes of the group and ledger items that expressions name.
@@ -134,7 +139,7 @@ func (g Group) record() groupRecord {
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
 		Version: g.Version, FormatVersion: formatCurrent, JoinByID: g.JoinByID, TimeZone: g.TimeZone,
 		ChatLanguage: g.ChatLanguage, ChatConnectedBy: g.ChatConnectedBy, WeeklyReminder: g.WeeklyReminder,
-		RolesKept: g.RolesKept,
+		DaysKept: g.DaysKept, RolesKept: g.RolesKept,
 	}
 	if g.AdminOnly != nil {
 		r.AdminOnly = adminOnlyText(g.AdminOnly)
@@ -159,7 +164,7 @@ func (r *groupRecord) group() (Group, error) {
 		CreatedAt: created, MemberCount: r.MemberCount,
 		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1), JoinByID: r.JoinByID,
 		TimeZone: r.TimeZone, ChatLanguage: r.ChatLanguage, ChatConnectedBy: r.ChatConnectedBy,
-		WeeklyReminder: r.WeeklyReminder, RolesKept: r.RolesKept, AdminOnly: adminOnlyOf(r.AdminOnly),
+		WeeklyReminder: r.WeeklyReminder, RolesKept: r.RolesKept, AdminOnly: adminOnlyOf(r.AdminOnly), DaysKept: r.DaysKept,
 	}
 	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
 		g.SettlementConfirmation = ConfirmByEitherParty

@@ -345,6 +345,7 @@ func (r *importRun) groupToCreate() Group {
 	g := Group{
 		ID: r.groupID, Title: r.in.Title, Currency: r.in.Currency, CreatedAt: r.started,
 		MemberCount: 1, SettlementConfirmation: ConfirmByRecipient, Version: 1, JoinByID: &no, RolesKept: true,
+		DaysKept: true,
 	}
 	if r.rec.Title != "" {
 		g.Title = r.rec.Title
@@ -381,7 +382,8 @@ func (b *importBatch) size() int { return len(b.puts) + len(b.spending) + 1 }
 const MaxImportPlaceholders = maxTransactItems - 6
 
 // MaxImportParts is the most people one imported row may involve: the
-// expense, its first revision and a participant record each fit one batch.
+// expense, its first revision, its day item and a participant record each
+// fit one batch.
 const MaxImportParts = MaxExpenseParticipants - 1
 
 // MaxImportShares is the most payers and shares (a person's part in an
@@ -482,12 +484,15 @@ func (r *importRun) build() ([]*importBatch, error) {
 		}
 	}
 	// The last batch also finishes the import: when that does not fit
-	// beside its own items, an empty batch does it.
+	// beside its own items, an empty batch does it. So does one in an
+	// existing group whenever the last is more than half full: the
+	// finishing transaction must win its place in the group's chain
+	// against the members' own writes, and a short one wins it sooner.
 	total, err := totalEffect(batches)
 	if err != nil {
 		return nil, err
 	}
-	if cur.size()+len(total.deltas)+finishItems > maxTransactItems {
+	if cur.size()+len(total.deltas)+finishItems > maxTransactItems || (r.in.GroupID != "" && cur.size() > maxTransactItems/2) {
 		batches = append(batches, newImportBatch())
 	}
 	named := 0
@@ -627,7 +632,7 @@ func (r *importRun) expenseUnit(pe *exchange.Expense) (*importBatch, error) {
 		title = r.newGroup.Title
 	}
 	u := newImportBatch()
-	u.puts = append(u.puts, e.record(), createdRevisionRecord(&e))
+	u.puts = append(u.puts, e.record(), createdRevisionRecord(&e), e.dayRecord())
 	for _, p := range e.participantRecords(title) {
 		u.puts = append(u.puts, p)
 	}

@@ -21,6 +21,7 @@ import (
 //	expense participant  GROUP#<groupId>     PART#<expenseId>#<userId>        USER#<userId> / OWES#<createdAt>#<expenseId>                                     USER#<userId> / TX#<createdAt>#<expenseId>
 //	settlement           GROUP#<groupId>     SETTLE#<createdAt>#<settlementId>                                 SETTLEMENT#<id> / <groupId>      USER#<fromUserId> / SETTLE#<createdAt>#<settlementId>
 //	deleted expense      GROUP#<groupId>     DELETED#<createdAt>#<expenseId>                                   EXPENSE#<expenseId> / <groupId>  (expires: ttl)
+//	expense day          GROUP#<groupId>     DAY#<spentOn>#<createdAt>#<expenseId>
 //	expense revision     GROUP#<groupId>     REV#<expenseId>#<version>
 //	activity event       GROUP#<groupId>     EVENT#<seq>
 //	invite               GROUP#<groupId>     INVITE!<expiresAt>#<inviteId>                                     INVITE#<sha256> / <groupId>      (expires: ttl)
@@ -73,6 +74,14 @@ import (
 // (SK BETWEEN "LEDGER" AND "METADATA") reads the group with its balances.
 // Books were BALANCES#<currency> items before (ledgers without booksBeside);
 // the migration moves them, and until it has, reads add both up.
+//
+// An expense day is a keys-only item per live expense, written, moved and
+// deleted in the same transaction as the expense (expense_day.go): its key
+// leads with the day the money was spent (SpentOn, in the group's zone),
+// so that one Query (SK BETWEEN DAY#<from> AND DAY#<to>~, dayRange) reads
+// exactly the expenses of a range of days, however far their spent days lie
+// from their creation. A group whose METADATA has daysKept has one for every
+// live expense; `migrate` writes them for groups from before.
 //
 // A deleted expense moves from TX# to DELETED# (out of every list) and keeps
 // its GSI2 keys, so that it is still found by id until it is restored or
@@ -156,6 +165,7 @@ const (
 	prefixLease     = "LEASE#"
 	prefixShard     = "SHARD#"
 	prefixImport    = "IMPORT#"
+	prefixDay       = "DAY#"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -214,6 +224,35 @@ func isExpenseSK(sk string) bool { return strings.HasPrefix(sk, prefixTx) }
 func timelineOrder(sk string) string {
 	_, rest, _ := strings.Cut(sk, "#")
 	return rest
+}
+
+// expenseDaySK is the key of a live expense's day item: its day (DayLayout),
+// then its TX# key's order, so that within a day the newest created sorts
+// last, as in TX#.
+func expenseDaySK(day, createdAt, expenseID string) string {
+	return prefixDay + day + "#" + createdAt + "#" + expenseID
+}
+
+// parseExpenseDaySK reads a day item's key back: the day, and the expense's
+// creation time (formatTime) and id.
+func parseExpenseDaySK(sk string) (day, createdAt, expenseID string, ok bool) {
+	rest, ok := strings.CutPrefix(sk, prefixDay)
+	if !ok {
+		return "", "", "", false
+	}
+	day, rest, ok1 := strings.Cut(rest, "#")
+	i := strings.LastIndexByte(rest, '#')
+	if !ok1 || i < 0 {
+		return "", "", "", false
+	}
+	return day, rest[:i], rest[i+1:], true
+}
+
+// dayRange is the sort-key range, BETWEEN its two values, of the day items
+// of the days from through to ("" leaves that end open): '~' sorts after
+// every character of a key.
+func dayRange(from, to string) (string, string) {
+	return prefixDay + from, prefixDay + to + "~"
 }
 
 // deletedExpenseSK is the key of an expense's tombstone.

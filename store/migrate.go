@@ -32,7 +32,9 @@ import (
 //     beside its ledger (move_books.go);
 //   - a group tied to a Telegram chat gets the chat's CHAT#<chatId> item;
 //   - a group written before roles gets them written down (KeepRoles): its
-//     creator, or if they left its longest-standing member, its owner.
+//     creator, or if they left its longest-standing member, its owner;
+//   - a group from before expense days gets a day item for every live
+//     expense, then daysKept on its METADATA (migrate_days.go).
 //
 // Every write is conditioned so that it never overwrites what the server
 // wrote meanwhile (the server writes only the current format), and an item
@@ -69,7 +71,7 @@ type MigrateResult struct {
 // migrationName names the checkpoints of this format's migration; a new
 // step gets a new name, so that a table migrated before is scanned once more
 // (every step skips what is already done).
-const migrationName = "format-2-roles"
+const migrationName = "format-2-roles-days"
 
 // A segment's saved position is the MIGRATION#<name> / SEGMENT#<i>/<n>
 // item: lastKey, the Scan's LastEvaluatedKey as it is, and done.
@@ -350,6 +352,11 @@ func (m *migration) group(ctx context.Context, item map[string]types.AttributeVa
 	}
 	kept, err := m.roles(ctx, item)
 	changed += kept
+	if err != nil {
+		return changed, err
+	}
+	days, err := m.days(ctx, item)
+	changed += days
 	if err != nil || format >= formatCurrent {
 		return changed, err
 	}

@@ -60,6 +60,11 @@ func (s *Store) RestoreExpense(ctx context.Context, e Expense, groupTitle, actor
 		return Expense{}, err
 	}
 	items = append(items, s.spendingUpdates(e.GroupID, nil, &restored)...)
+	days, err := s.dayChanges(nil, &restored)
+	if err != nil {
+		return Expense{}, err
+	}
+	items = append(items, days...)
 	ev := expenseEvent(EventExpenseRestored, &restored, actor, now, nil)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.changeBalances(e.InvolvedUsers(), e.Amount.Currency(), s.maxCurrencies)

@@ -74,6 +74,11 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 		return Expense{}, err
 	}
 	items = append(items, s.spendingUpdates(old.GroupID, &old, &next)...)
+	days, err := s.dayChanges(&old, &next)
+	if err != nil {
+		return Expense{}, err
+	}
+	items = append(items, days...)
 	if n := len(items) + 2; n > maxTransactItems { // with the ledger and the event
 		return Expense{}, fmt.Errorf("%w: this edit would write %d items (the expense, its balances, %d participant records and its history), and one transaction holds at most %d; change fewer members at once",
 			ErrTooManyItems, n, len(parts), maxTransactItems)

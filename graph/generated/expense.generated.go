@@ -1311,6 +1311,115 @@ func UnmarshalCreateExpenseInput(ctx context.Context, raw any) (model.CreateExpe
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputExpenseFilter(ctx context.Context, obj any) (model.ExpenseFilter, error) {
+	var it model.ExpenseFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["deleted"]; !present {
+		asMap["deleted"] = false
+	}
+
+	fieldsInOrder := [...]string{"from", "to", "category", "payerId", "participantId", "currency", "minAmount", "maxAmount", "deleted", "search"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "from":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("from"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.From = data
+		case "to":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("to"))
+			data, err := ec.unmarshalODate2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.To = data
+		case "category":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("category"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Category = data
+		case "payerId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payerId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PayerID = data
+		case "participantId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("participantId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ParticipantID = data
+		case "currency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currency"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Currency = data
+		case "minAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minAmount"))
+			data, err := ec.unmarshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinAmount = data
+		case "maxAmount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAmount"))
+			data, err := ec.unmarshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAmount = data
+		case "deleted":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deleted"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Deleted = data
+		case "search":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("search"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Search = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalExpenseFilter unmarshals raw into the ExpenseFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalExpenseFilter(ctx context.Context, raw any) (model.ExpenseFilter, error) {
+	var out model.ExpenseFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ExpenseFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputPaymentInput(ctx context.Context, obj any) (model.PaymentInput, error) {
 	var it model.PaymentInput
 	if obj == nil {
@@ -2071,6 +2180,14 @@ func (ec *executionContext) marshalOExpense2ᚖgithubᚗcomᚋfractiᚋapiᚋsto
 		return graphql.Null
 	}
 	return ec._Expense(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOExpenseFilter2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐExpenseFilter(ctx context.Context, v any) (*model.ExpenseFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputExpenseFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOPaymentInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentInputᚄ(ctx context.Context, v any) ([]model.PaymentInput, error) {

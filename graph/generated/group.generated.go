@@ -23,7 +23,7 @@ type GroupResolver interface {
 
 	Members(ctx context.Context, obj *store.Group, first *int, after *string) (*model.MemberConnection, error)
 	Member(ctx context.Context, obj *store.Group, userID string) (*store.Member, error)
-	Expenses(ctx context.Context, obj *store.Group, first *int, after *string) (*model.ExpenseConnection, error)
+	Expenses(ctx context.Context, obj *store.Group, first *int, after *string, filter *model.ExpenseFilter) (*model.ExpenseConnection, error)
 	Settlements(ctx context.Context, obj *store.Group, first *int, after *string) (*model.SettlementConnection, error)
 	Balances(ctx context.Context, obj *store.Group) ([]model.Balance, error)
 	Debts(ctx context.Context, obj *store.Group, simplify *bool, in *string) ([]model.Debt, error)
@@ -130,6 +130,14 @@ func (ec *executionContext) field_Group_expenses_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.ExpenseFilter, error) {
+			return ec.unmarshalOExpenseFilter2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐExpenseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg2
 	return args, nil
 }
 
@@ -537,7 +545,7 @@ func (ec *executionContext) _Group_expenses(ctx context.Context, field graphql.C
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Group().Expenses(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Group().Expenses(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["filter"].(*model.ExpenseFilter))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.ExpenseConnection) graphql.Marshaler {

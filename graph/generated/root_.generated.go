@@ -201,7 +201,7 @@ type ComplexityRoot struct {
 		CreatedAt              func(childComplexity int) int
 		Currency               func(childComplexity int) int
 		Debts                  func(childComplexity int, simplify *bool, in *string) int
-		Expenses               func(childComplexity int, first *int, after *string) int
+		Expenses               func(childComplexity int, first *int, after *string, filter *model.ExpenseFilter) int
 		ExportUrls             func(childComplexity int) int
 		HistoryHead            func(childComplexity int) int
 		ID                     func(childComplexity int) int
@@ -540,6 +540,7 @@ type ComplexityRoot struct {
 	User struct {
 		AccessTokens func(childComplexity int) int
 		Activity     func(childComplexity int, first *int, after *string) int
+		Expenses     func(childComplexity int, filter *model.ExpenseFilter, first *int, after *string) int
 		ExpensesPaid func(childComplexity int, first *int, after *string) int
 		Groups       func(childComplexity int, first *int, after *string) int
 		ID           func(childComplexity int) int
@@ -1201,7 +1202,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Group.Expenses(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Group.Expenses(childComplexity, args["first"].(*int), args["after"].(*string), args["filter"].(*model.ExpenseFilter)), true
 	case "Group.exportUrls":
 		if e.ComplexityRoot.Group.ExportUrls == nil {
 			break
@@ -2849,6 +2850,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Activity(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "User.expenses":
+		if e.ComplexityRoot.User.Expenses == nil {
+			break
+		}
+
+		args, err := ec.field_User_expenses_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.User.Expenses(childComplexity, args["filter"].(*model.ExpenseFilter), args["first"].(*int), args["after"].(*string)), true
 	case "User.expensesPaid":
 		if e.ComplexityRoot.User.ExpensesPaid == nil {
 			break
@@ -2963,6 +2975,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateInviteInput", ec.unmarshalInputCreateInviteInput),
 			graphql.NewInputUnmarshaler("CreateRecurringExpenseInput", ec.unmarshalInputCreateRecurringExpenseInput),
 			graphql.NewInputUnmarshaler("CreateSettlementInput", ec.unmarshalInputCreateSettlementInput),
+			graphql.NewInputUnmarshaler("ExpenseFilter", ec.unmarshalInputExpenseFilter),
 			graphql.NewInputUnmarshaler("ImportGroupInput", ec.unmarshalInputImportGroupInput),
 			graphql.NewInputUnmarshaler("ImportMemberInput", ec.unmarshalInputImportMemberInput),
 			graphql.NewInputUnmarshaler("NotificationSettingsInput", ec.unmarshalInputNotificationSettingsInput),
@@ -3605,6 +3618,47 @@ type Expense implements Node {
   history: [ExpenseRevision!]!
 }
 
+"""
+What ` + "`" + `Group.expenses` + "`" + ` and ` + "`" + `User.expenses` + "`" + ` find: the expenses that meet every
+condition given. Conditions left out (or null) select everything.
+"""
+input ExpenseFilter {
+  "The first day of a range of spent days (` + "`" + `spentOn` + "`" + `, the day in the group's time zone), included."
+  from: Date
+  "The last day of a range of spent days, included; not before ` + "`" + `from` + "`" + `."
+  to: Date
+  "Only expenses of exactly this category; an empty string finds those without one."
+  category: String
+  "Only expenses this member paid, alone or as one of several payers (a Telegram user id or a placeholder's id)."
+  payerId: ID
+  "Only expenses in which this member has a share above zero."
+  participantId: ID
+  "Only expenses in this currency (an ISO 4217 code, or TON)."
+  currency: String
+  """
+  Only expenses of at least this amount, in the expense's own currency. With
+  ` + "`" + `currency` + "`" + `, it must be an amount of that currency (at most its decimals);
+  without, it is compared as a number with each expense's amount, whatever
+  its currency ("10" finds 10.00 USD and 10 JPY alike). Not negative.
+  """
+  minAmount: Decimal
+  "Only expenses of at most this amount, compared as ` + "`" + `minAmount` + "`" + ` is; not below ` + "`" + `minAmount` + "`" + `."
+  maxAmount: Decimal
+  """
+  true: the deleted expenses that can still be restored (` + "`" + `restoreExpense` + "`" + `)
+  instead of those that are not deleted.
+  """
+  deleted: Boolean = false
+  """
+  Words to find in the description and the comments (up to 200 characters,
+  10 words): each word must begin a word of the description or of a comment
+  ("caf" finds "Café"; in scripts written without spaces, such as Chinese,
+  Japanese or Thai, anywhere in the text), ignoring case and accents in every
+  script ("CAFE" finds "café", "елка" finds "Ёлка").
+  """
+  search: String
+}
+
 "One beneficiary's part of an expense."
 type Split {
   "` + "`" + `<expenseId>:<userId>` + "`" + `."
@@ -3842,12 +3896,19 @@ type Group implements Node {
   "One member by Telegram user id; null if that user is not a member."
   member("The member's Telegram user id." userId: ID!): Member
 
-  "The group's expenses, newest first."
+  """
+  The group's expenses, newest first. With a ` + "`" + `filter` + "`" + `, only those it finds:
+  with a range of days, newest spent day first (and newest recorded first
+  within a day); without one, newest recorded first. ` + "`" + `hasNextPage` + "`" + ` is exact
+  either way: true only when another expense matches.
+  """
   expenses(
     "How many to return: 0 to 100."
     first: Int = 20
-    "Return the expenses after this cursor."
+    "Return the expenses after this cursor (of the same list: the same filter)."
     after: String
+    "Which expenses to find; every expense that is not deleted when left out."
+    filter: ExpenseFilter
   ): ExpenseConnection!
 
   "The group's settlements, newest first."
@@ -5355,6 +5416,21 @@ type User implements Node {
     after: String
   ): ExpenseConnection!
 
+  """
+  The expenses of every group you are a member of that ` + "`" + `filter` + "`" + ` finds (all
+  that are not deleted when left out), merged in the order of
+  ` + "`" + `Group.expenses` + "`" + `: with a range of days, newest spent day first; without,
+  newest recorded first.
+  """
+  expenses(
+    "Which expenses to find."
+    filter: ExpenseFilter
+    "How many to return: 0 to 100."
+    first: Int = 20
+    "Return the expenses after this cursor (of the same list: the same filter)."
+    after: String
+  ): ExpenseConnection!
+
   "Your shares of expenses someone else paid, in all your groups, newest first."
   owes(
     "How many to return: 0 to 100."
@@ -6297,6 +6373,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_groups(ctx, field)
 	case "expensesPaid":
 		return ec.fieldContext_User_expensesPaid(ctx, field)
+	case "expenses":
+		return ec.fieldContext_User_expenses(ctx, field)
 	case "owes":
 		return ec.fieldContext_User_owes(ctx, field)
 	case "settlements":

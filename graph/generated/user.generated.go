@@ -25,6 +25,7 @@ type CurrencyTotalResolver interface {
 type UserResolver interface {
 	Groups(ctx context.Context, obj *model.User, first *int, after *string) (*model.GroupConnection, error)
 	ExpensesPaid(ctx context.Context, obj *model.User, first *int, after *string) (*model.ExpenseConnection, error)
+	Expenses(ctx context.Context, obj *model.User, filter *model.ExpenseFilter, first *int, after *string) (*model.ExpenseConnection, error)
 	Owes(ctx context.Context, obj *model.User, first *int, after *string) (*model.ShareConnection, error)
 	Settlements(ctx context.Context, obj *model.User, first *int, after *string) (*model.SettlementConnection, error)
 	Activity(ctx context.Context, obj *model.User, first *int, after *string) (*model.ActivityConnection, error)
@@ -79,6 +80,36 @@ func (ec *executionContext) field_User_expensesPaid_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_User_expenses_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.ExpenseFilter, error) {
+			return ec.unmarshalOExpenseFilter2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐExpenseFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -456,6 +487,50 @@ func (ec *executionContext) fieldContext_User_expensesPaid(ctx context.Context, 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_User_expensesPaid_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _User_expenses(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_expenses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.User().Expenses(ctx, obj, fc.Args["filter"].(*model.ExpenseFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ExpenseConnection) graphql.Marshaler {
+			return ec.marshalNExpenseConnection2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐExpenseConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_User_expenses(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ExpenseConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_User_expenses_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -919,6 +994,12 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._User_expensesPaid(ctx, field, obj)
+				})
+		case "expenses":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._User_expenses(ctx, field, obj)
 				})
 		case "owes":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

@@ -198,6 +198,39 @@ type ExpenseEdge struct {
 	Node *store.Expense `json:"node"`
 }
 
+// What `Group.expenses` and `User.expenses` find: the expenses that meet every
+// condition given. Conditions left out (or null) select everything.
+type ExpenseFilter struct {
+	// The first day of a range of spent days (`spentOn`, the day in the group's time zone), included.
+	From *string `json:"from,omitempty"`
+	// The last day of a range of spent days, included; not before `from`.
+	To *string `json:"to,omitempty"`
+	// Only expenses of exactly this category; an empty string finds those without one.
+	Category *string `json:"category,omitempty"`
+	// Only expenses this member paid, alone or as one of several payers (a Telegram user id or a placeholder's id).
+	PayerID *string `json:"payerId,omitempty"`
+	// Only expenses in which this member has a share above zero.
+	ParticipantID *string `json:"participantId,omitempty"`
+	// Only expenses in this currency (an ISO 4217 code, or TON).
+	Currency *string `json:"currency,omitempty"`
+	// Only expenses of at least this amount, in the expense's own currency. With
+	// `currency`, it must be an amount of that currency (at most its decimals);
+	// without, it is compared as a number with each expense's amount, whatever
+	// its currency ("10" finds 10.00 USD and 10 JPY alike). Not negative.
+	MinAmount *money.Decimal `json:"minAmount,omitempty"`
+	// Only expenses of at most this amount, compared as `minAmount` is; not below `minAmount`.
+	MaxAmount *money.Decimal `json:"maxAmount,omitempty"`
+	// true: the deleted expenses that can still be restored (`restoreExpense`)
+	// instead of those that are not deleted.
+	Deleted *bool `json:"deleted,omitempty"`
+	// Words to find in the description and the comments (up to 200 characters,
+	// 10 words): each word must begin a word of the description or of a comment
+	// ("caf" finds "Café"; in scripts written without spaces, such as Chinese,
+	// Japanese or Thai, anywhere in the text), ignoring case and accents in every
+	// script ("CAFE" finds "café", "елка" finds "Ёлка").
+	Search *string `json:"search,omitempty"`
+}
+
 // The addresses of a group's exports: paths on this server (such as
 // "/export/groups/<id>.json"), fetched with GET and the Authorization header
 // /graphql takes. See docs/export.md.
