@@ -20,6 +20,8 @@ type NewGroup struct {
 	JoinByIDAllowed bool
 	// TimeZone is the IANA name of the group's time zone ("" is UTC).
 	TimeZone string
+	// PairwiseDebts shows the group's debts pairwise by default (see Group).
+	PairwiseDebts bool
 }
 
 // CreateGroup writes a group (version 1), its ledger, its first member and
@@ -30,7 +32,7 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 	g := Group{
 		ID: s.newID(), ChatID: in.ChatID, Title: in.Title, Currency: in.Currency,
 		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation, Version: 1,
-		JoinByID: &in.JoinByIDAllowed, TimeZone: in.TimeZone,
+		JoinByID: &in.JoinByIDAllowed, TimeZone: in.TimeZone, PairwiseDebts: in.PairwiseDebts,
 	}
 	if g.ChatID != "" {
 		g.ChatConnectedBy, g.ChatLanguage = in.Creator.UserID, in.Creator.Language

@@ -29,7 +29,13 @@ var (
 	// ErrTooManyCurrencies means a write would give a group balances in more
 	// currencies than Options.MaxGroupCurrencies allows.
 	ErrTooManyCurrencies = errors.New("too many currencies")
+	// ErrArchived means the group is archived: it is read-only until a
+	// member unarchives it.
+	ErrArchived = errors.New("the group is archived")
 )
+
+// errArchived is the ErrArchived every refused write returns.
+var errArchived = fmt.Errorf("%w: it is read-only; unarchive it (unarchiveGroup) to change anything in it", ErrArchived)
 
 // IsCondCheckFailed reports whether err is a failed condition: either a single
 // write's ConditionalCheckFailedException or a cancelled transaction in which

@@ -38,6 +38,10 @@ const (
 	EventChatConnected       EventType = "chat_connected"
 	EventChatDisconnected    EventType = "chat_disconnected" // by a member, or by Telegram when the bot was removed
 	EventGroupImported       EventType = "group_imported"    // a whole imported file (import_group.go)
+	EventGroupArchived       EventType = "group_archived"    // read-only from now on (archive_group.go)
+	EventGroupUnarchived     EventType = "group_unarchived"
+	EventGroupDeleted        EventType = "group_deleted" // gone for everyone; restorable for GroupRestoreWindow (delete_group.go)
+	EventGroupRestored       EventType = "group_restored"
 )
 
 // SubjectKind is the kind of object an event is about.

@@ -21,6 +21,8 @@ type GroupChange struct {
 	TimeZone *string
 	// WeeklyReminder turns the group's weekly reminder of debts on or off.
 	WeeklyReminder *bool
+	// SimplifyDebts sets how the group's debts are shown by default.
+	SimplifyDebts *bool
 }
 
 // UpdateGroup applies change to the group g (as read, at its version) by
@@ -58,6 +60,11 @@ func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, ac
 		next.WeeklyReminder = *change.WeeklyReminder
 		set = append(set, attrWeeklyReminder+" = :weekly")
 		values[":weekly"] = &types.AttributeValueMemberBOOL{Value: next.WeeklyReminder}
+	}
+	if change.SimplifyDebts != nil && *change.SimplifyDebts != g.SimplifyDebts() {
+		next.PairwiseDebts = !*change.SimplifyDebts
+		set = append(set, attrSimplifyDebts+" = :simplify")
+		values[":simplify"] = &types.AttributeValueMemberBOOL{Value: *change.SimplifyDebts}
 	}
 	changes := GroupChanges(&g, &next)
 	if len(changes) == 0 {

@@ -116,6 +116,8 @@ type CreateGroupInput struct {
 	SettlementConfirmation *store.SettlementConfirmation `json:"settlementConfirmation,omitempty"`
 	// Whether anyone who knows the group's id may join without an invite (false: members invite people with `createInvite`).
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+	// How debts are shown by default: the fewest transfers (true, the default) or pairwise (false); see `Group.simplifyDebts`.
+	SimplifyDebts *bool `json:"simplifyDebts,omitempty"`
 	// The IANA time zone the group counts its days in, such as "Europe/Berlin"; UTC when left out.
 	TimeZone *string `json:"timeZone,omitempty"`
 }
@@ -527,6 +529,8 @@ type UpdateGroupInput struct {
 	Currency *string `json:"currency,omitempty"`
 	// Whether anyone who knows the group's id may join without an invite.
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+	// How debts are shown by default: the fewest transfers (true) or pairwise (false); see `Group.simplifyDebts`.
+	SimplifyDebts *bool `json:"simplifyDebts,omitempty"`
 	// The IANA time zone the group counts its days in from now on, such as "Europe/Berlin" or "UTC".
 	TimeZone *string `json:"timeZone,omitempty"`
 	// Whether the bot reminds the group's debtors once a week.
