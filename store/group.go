@@ -56,6 +56,15 @@ func (g *Group) SimplifyDebts() bool { return !g.PairwiseDebts }
 // Archived reports whether the group is archived (read-only).
 func (g *Group) Archived() bool { return g.ArchivedAt != nil }
 
+// Writable is the ErrArchived every write to an archived group gets, or
+// nil: for the work that checks before it starts rather than at its write.
+func (g *Group) Writable() error {
+	if g.Archived() {
+		return errArchived
+	}
+	return nil
+}
+
 // SettlementConfirmation says who may mark a group's settlements completed,
 // which is what moves balances.
 type SettlementConfirmation string

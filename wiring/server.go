@@ -95,7 +95,7 @@ func (srv *Server) Run(ctx context.Context) error {
 		return err
 	}
 	ton := TONVerifier(cfg.TON, s, log)
-	jobs := startJobs(cfg.Recurring, cfg.TON, cfg.Notify, s, log, m, notifierOn, ton)
+	jobs := startJobs(cfg.Recurring, cfg.Purge, cfg.TON, cfg.Notify, s, log, m, notifierOn, ton)
 	if cfg.Telegram.BotToken == "" {
 		log.Warn("TELEGRAM_BOT_TOKEN is not set: Telegram Mini App sign-in (tma) is disabled; access tokens still work")
 	}
