@@ -446,7 +446,7 @@ func (ec *executionContext) _Group_simplifyDebts(ctx context.Context, field grap
 			return ec.fieldContext_Group_simplifyDebts(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.SimplifyDebts, nil
+			return obj.SimplifyDebts(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -457,7 +457,7 @@ func (ec *executionContext) _Group_simplifyDebts(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_Group_simplifyDebts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Group", field, false, false, "Boolean")
+	return graphql.NewScalarFieldContext("Group", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Group_archivedAt(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {

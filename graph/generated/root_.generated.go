@@ -4036,7 +4036,8 @@ type FieldChange {
   """
   The field: for expenses amount, currency, description, category, spentAt,
   payers, splitType or splits; for settlements amount, currency, from, to,
-  status or txHash; for groups title, currency or settlementConfirmation; for
+  status or txHash; for groups title, currency, settlementConfirmation or
+  simplifyDebts (recorded only while it is off: absent means true); for
   members wallet; for invites expiresAt, maxUses or revokedAt (never the
   secret).
   """
