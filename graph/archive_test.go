@@ -84,7 +84,9 @@ func TestArchiveGroup(t *testing.T) {
 	carol.Join(g)
 
 	var events struct {
-		Group struct{ Activity struct{ Nodes []struct{ Type string } } }
+		Group struct {
+			Activity struct{ Nodes []struct{ Type string } }
+		}
 	}
 	alice.Must(&events, `query($g: ID!) { group(id: $g) { activity(first: 5) { nodes { type } } } }`, "g", g)
 	var types []string
@@ -99,7 +101,9 @@ func TestArchiveGroup(t *testing.T) {
 // myGroups is the ids of u's groups, User.groups called with args.
 func myGroups(u *apitest.User, args string) []string {
 	var out struct {
-		Me struct{ Groups struct{ Nodes []struct{ ID string } } }
+		Me struct {
+			Groups struct{ Nodes []struct{ ID string } }
+		}
 	}
 	u.Must(&out, `{ me { groups`+args+` { nodes { id } } } }`)
 	ids := []string{}

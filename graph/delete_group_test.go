@@ -115,7 +115,9 @@ func TestDeleteGroup(t *testing.T) {
 	ben.Must(&again, acrossGroups, "g", doomed, "e", e, "s", st)
 	require.Equal(t, before, again)
 	var events struct {
-		Group struct{ Activity struct{ Nodes []struct{ Type string } } }
+		Group struct {
+			Activity struct{ Nodes []struct{ Type string } }
+		}
 	}
 	ann.Must(&events, `query($g: ID!) { group(id: $g) { activity(first: 2) { nodes { type } } } }`, "g", doomed)
 	require.Equal(t, []struct{ Type string }{{"GROUP_RESTORED"}, {"GROUP_DELETED"}}, events.Group.Activity.Nodes)

@@ -29,7 +29,10 @@ func TestArchivedGroupRefusesWrites(t *testing.T) {
 	require.True(t, read.Archived(), "reads see it archived")
 
 	writes := map[string]func() error{
-		"create expense": func() error { _, err := f.CreateExpense(ctx, g.Title, equalExpense(g, "2", "10.00", "1", "2"), ""); return err },
+		"create expense": func() error {
+			_, err := f.CreateExpense(ctx, g.Title, equalExpense(g, "2", "10.00", "1", "2"), "")
+			return err
+		},
 		"delete expense": func() error { _, err := f.DeleteExpense(ctx, e, "1"); return err },
 		"create settlement": func() error {
 			_, err := f.CreateSettlement(ctx, store.Settlement{GroupID: g.ID, FromUserID: "2", FromUserName: "User 2", ToUserID: "1", ToUserName: "User 1", Amount: amount("1.00"), Status: store.SettlementPending}, "")
@@ -44,9 +47,16 @@ func TestArchivedGroupRefusesWrites(t *testing.T) {
 			_, err := f.AddComment(ctx, e.Ref(), store.Comment{GroupID: g.ID, ExpenseID: e.ID, AuthorID: "1", AuthorName: "User 1", Body: "hi"})
 			return err
 		},
-		"invite":       func() error { _, err := f.CreateInvite(ctx, store.Invite{GroupID: g.ID, CreatedBy: "1"}, time.Hour, "h"); return err },
-		"join":         func() error { _, _, err := f.JoinGroup(ctx, g.ID, user("3")); return err },
-		"update group": func() error { title := "New"; _, err := f.UpdateGroup(ctx, read, store.GroupChange{Title: &title}, "1"); return err },
+		"invite": func() error {
+			_, err := f.CreateInvite(ctx, store.Invite{GroupID: g.ID, CreatedBy: "1"}, time.Hour, "h")
+			return err
+		},
+		"join": func() error { _, _, err := f.JoinGroup(ctx, g.ID, user("3")); return err },
+		"update group": func() error {
+			title := "New"
+			_, err := f.UpdateGroup(ctx, read, store.GroupChange{Title: &title}, "1")
+			return err
+		},
 	}
 	for name, write := range writes {
 		err := write()
