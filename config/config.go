@@ -32,6 +32,7 @@ type Config struct {
 	Telegram  Telegram
 	Notify    Notify
 	Recurring Recurring
+	Purge     Purge
 	TON       TON
 	Rates     Rates
 	Metrics   Metrics
@@ -150,6 +151,12 @@ type Notify struct {
 type Recurring struct {
 	Interval time.Duration // RECURRING_INTERVAL: how often each instance looks for due series
 	CatchUp  int           // RECURRING_CATCH_UP: most occurrences of one series per run
+}
+
+// Purge is how the scheduler purges deleted groups once they can no longer
+// be restored (docs/groups.md).
+type Purge struct {
+	Interval time.Duration // PURGE_INTERVAL: how often each instance looks for groups to purge
 }
 
 // TON is how TON payments are verified on chain (docs/ton.md).

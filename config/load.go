@@ -126,6 +126,7 @@ func Load(getenv func(string) string) (Config, error) {
 		MaxAge: r.duration(notifyMaxAge), JobInterval: r.duration(notifyJobInterval),
 	}
 	c.Recurring = Recurring{Interval: r.duration(recurringInterval), CatchUp: r.positive(recurringCatchUp)}
+	c.Purge = Purge{Interval: r.duration(purgeInterval)}
 	c.TON = TON{APIURL: r.text(tonAPIURL), APIKey: r.text(tonAPIKey), Interval: r.duration(tonVerifyInterval), GiveUp: r.duration(tonVerifyGiveUp)}
 	c.Rates = Rates{
 		FiatURL:   r.httpURL(ratesURL, ecb.ExampleURL),

@@ -135,6 +135,10 @@ var (
 	recurringCatchUp  = recurringSection.declare(Setting{Name: "RECURRING_CATCH_UP", Default: strconv.Itoa(store.DefaultCatchUp), Meaning: "the most occurrences of one recurring expense one run creates; after downtime the rest follow at the next runs"})
 )
 
+var purgeSection = section("Deleted groups", "The scheduler that purges deleted groups once their 30 days of restore are over ([Groups](groups.md#deleting-and-restoring-a-group)).")
+
+var purgeInterval = purgeSection.declare(Setting{Name: "PURGE_INTERVAL", Default: "1h", Meaning: "how often every instance looks for deleted groups past their restore window and purges every item of them (an interrupted purge finishes at the next run; see [Operations](operations.md#the-purge-of-deleted-groups))"})
+
 var tonSection = section("TON payments", "How TON payments are verified on chain ([TON payments](ton.md)).")
 
 var (

@@ -25,13 +25,15 @@ func currentUser(ctx context.Context) (*model.User, error) {
 }
 
 // isMember reports whether the viewer belongs to the group now: someone who
-// left sees it no more than someone who never joined.
+// left sees it no more than someone who never joined, and nobody sees a
+// deleted group (or anything of it) any more.
 func isMember(ctx context.Context, groupID string) (bool, error) {
-	m, err := loaders.Member(ctx, groupID, viewerID(ctx))
-	return m.Active(), err
+	g, err := visibleGroup(ctx, groupID)
+	return g != nil, err
 }
 
-// visibleGroup is the group if it exists and the viewer is a member, else nil.
+// visibleGroup is the group if it exists and the viewer is a member, else
+// nil. A deleted group does not exist (the store reads it as missing).
 func visibleGroup(ctx context.Context, groupID string) (*store.Group, error) {
 	g, m, err := loaders.GroupAndMember(ctx, groupID, viewerID(ctx))
 	if err != nil || !m.Active() {

@@ -36,6 +36,10 @@ const (
 	CodeUnavailable = "UNAVAILABLE"
 )
 
+// ReasonGroupArchived is extensions.reason of a change refused because its
+// group is archived (FORBIDDEN): unarchiveGroup reopens it.
+const ReasonGroupArchived = "GROUP_ARCHIVED"
+
 // Seconds a client is told to wait (extensions.retryAfter) before trying an
 // operation DynamoDB could not serve again: the SDK has already retried for
 // a few seconds, throttling passes as capacity frees up, each second, and an
@@ -127,6 +131,8 @@ func withErrorCode(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return withCode(gqlErr, CodeBadUserInput, "after: "+err.Error())
 		case errors.Is(err, store.ErrNotFound):
 			return withCode(gqlErr, CodeNotFound, "not found")
+		case errors.Is(err, store.ErrArchived):
+			return withReason(withCode(gqlErr, CodeForbidden, err.Error()), ReasonGroupArchived)
 		case errors.Is(err, store.ErrConflict):
 			return withCode(gqlErr, CodeConflict, err.Error())
 		case errors.Is(err, store.ErrForbidden):

@@ -94,7 +94,7 @@ func (r *groupResolver) Debts(ctx context.Context, obj *store.Group, simplify *b
 	var out []model.Debt
 	for _, b := range gb.Books {
 		var transfers []ledger.Transfer
-		if simplify == nil || *simplify {
+		if simplify == nil && obj.SimplifyDebts() || simplify != nil && *simplify {
 			if transfers, err = b.Simplified(); err != nil {
 				return nil, &internalError{fmt.Errorf("group %s %s: %w", obj.ID, b.Currency, err)}
 			}
@@ -149,6 +149,7 @@ func (r *mutationResolver) CreateGroup(ctx context.Context, input model.CreateGr
 	if input.JoinByIDAllowed != nil {
 		ng.JoinByIDAllowed = *input.JoinByIDAllowed
 	}
+	ng.PairwiseDebts = input.SimplifyDebts != nil && !*input.SimplifyDebts
 	if input.SettlementConfirmation != nil {
 		ng.SettlementConfirmation = *input.SettlementConfirmation
 	}
@@ -206,6 +207,7 @@ func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input mod
 	if input.AdminOnly != nil {
 		change.AdminOnly = store.NormalizeAdminOnly(input.AdminOnly)
 	}
+	change.SimplifyDebts = input.SimplifyDebts
 	if input.TimeZone != nil {
 		zone, err := timeZoneName("input.timeZone", *input.TimeZone)
 		if err != nil {
@@ -220,6 +222,58 @@ func (r *mutationResolver) UpdateGroup(ctx context.Context, id string, input mod
 	loaders.Wrote(ctx, g.ID)
 	loaders.PrimeGroup(ctx, &updated)
 	return &updated, nil
+}
+
+// ArchiveGroup is the resolver for the archiveGroup field.
+func (r *mutationResolver) ArchiveGroup(ctx context.Context, id string) (*store.Group, error) {
+	g, err := authorize(ctx, id, store.ActionArchive)
+	if err != nil {
+		return nil, err
+	}
+	return wroteGroup(ctx)(r.Store.ArchiveGroup(ctx, g.ID, viewerID(ctx)))
+}
+
+// UnarchiveGroup is the resolver for the unarchiveGroup field.
+func (r *mutationResolver) UnarchiveGroup(ctx context.Context, id string) (*store.Group, error) {
+	g, err := authorize(ctx, id, store.ActionArchive)
+	if err != nil {
+		return nil, err
+	}
+	return wroteGroup(ctx)(r.Store.UnarchiveGroup(ctx, g.ID, viewerID(ctx)))
+}
+
+// DeleteGroup is the resolver for the deleteGroup field.
+func (r *mutationResolver) DeleteGroup(ctx context.Context, id string) (string, error) {
+	g, err := authorize(ctx, id, store.ActionDelete)
+	if err != nil {
+		return "", err
+	}
+	if _, err := r.Store.DeleteGroup(ctx, g.ID, viewerID(ctx)); err != nil {
+		return "", err
+	}
+	loaders.Wrote(ctx, g.ID)
+	return g.ID, nil
+}
+
+// RestoreGroup is the resolver for the restoreGroup field. A deleted group
+// is hidden from visibleGroup (and authorize), so it is read here as it is,
+// deleted or not.
+func (r *mutationResolver) RestoreGroup(ctx context.Context, id string) (*store.Group, error) {
+	if !uuidPattern.MatchString(id) {
+		return nil, notFound("group")
+	}
+	g, err := r.Store.DeletedGroup(ctx, id)
+	if err != nil || g == nil {
+		return nil, orNotFound(err, "group")
+	}
+	m, err := loaders.Member(ctx, id, viewerID(ctx))
+	if err != nil || !m.Active() {
+		return nil, orNotFound(err, "group")
+	}
+	if need := g.Needs(store.ActionDelete); !g.RoleOf(m).AtLeast(need) {
+		return nil, roleForbidden(need, actionText[store.ActionDelete])
+	}
+	return wroteGroup(ctx)(r.Store.RestoreGroup(ctx, g.ID, viewerID(ctx)))
 }
 
 // Group is the resolver for the group field. The reads of the fields

@@ -158,7 +158,8 @@ func listCosts(c *generated.ComplexityRoot, currencies int) {
 		}
 		return 1 + child*n
 	}
-	c.User.Groups, c.User.ExpensesPaid, c.User.Owes, c.User.Settlements, c.User.Activity = perPage, perPage, perPage, perPage, perPage
+	c.User.Groups = func(child int, _ *bool, first *int, after *string) int { return perPage(child, first, after) }
+	c.User.ExpensesPaid, c.User.Owes, c.User.Settlements, c.User.Activity = perPage, perPage, perPage, perPage
 	c.Group.Members, c.Group.Settlements = perPage, perPage
 	c.Group.Expenses = func(child int, first *int, after *string, _ *model.ExpenseFilter) int {
 		return perPage(child, first, after)

@@ -171,6 +171,9 @@ func importTarget(ctx context.Context, input model.ImportGroupInput, plan *excha
 		if err != nil || g == nil {
 			return in, orNotFound(err, "group")
 		}
+		if err := g.Writable(); err != nil {
+			return in, err // refused before any batch is written, not at the last
+		}
 		in.GroupID = g.ID
 	} else {
 		title := plan.Title

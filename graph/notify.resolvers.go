@@ -19,6 +19,9 @@ func (r *mutationResolver) RemindDebtors(ctx context.Context, groupID string) (*
 	if err != nil || g == nil {
 		return nil, orNotFound(err, "group")
 	}
+	if err := g.Writable(); err != nil {
+		return nil, err // an archived group is closed: nobody is reminded of it
+	}
 	if r.Reminders == nil {
 		return nil, codedError(CodeUnavailable, "the server has no Telegram bot configured, so it cannot send reminders")
 	}

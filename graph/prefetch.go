@@ -116,7 +116,7 @@ func userGroupsWanted(ctx context.Context) (loaders.UserGroupsWith, bool) {
 }
 
 // groupScalars are the group's fields that its METADATA item holds.
-var groupScalars = []string{"__typename", "id", "chatId", "title", "currency", "createdAt", "memberCount", "settlementConfirmation", "version", "timeZone"}
+var groupScalars = []string{"__typename", "id", "chatId", "title", "currency", "createdAt", "memberCount", "settlementConfirmation", "version", "timeZone", "simplifyDebts", "archivedAt", "deletedAt"}
 
 // prefetchGroup starts the reads of a group's selected fields while its
 // viewer's membership is checked: its head for balances and debts, its

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fracti/api/graph/generated"
@@ -36,8 +37,14 @@ func (r *queryResolver) Me(ctx context.Context) (*model.User, error) {
 
 // Groups lists the viewer's groups: User objects are only ever the viewer
 // (see me and node), so the user's lists are the viewer's own records.
-func (r *userResolver) Groups(ctx context.Context, obj *model.User, first *int, after *string) (*model.GroupConnection, error) {
-	p, err := listPage(ctx, "user-groups", loaders.UserGroupsPage, obj.ID, first, after)
+func (r *userResolver) Groups(ctx context.Context, obj *model.User, archived *bool, first *int, after *string) (*model.GroupConnection, error) {
+	list := "user-groups:all"
+	if archived != nil {
+		list = "user-groups:archived=" + strconv.FormatBool(*archived)
+	}
+	p, err := listPage(ctx, list, func(ctx context.Context, userID string, args store.PageArgs) (store.Page[store.Member], error) {
+		return loaders.UserGroupsPage(ctx, userID, archived, args)
+	}, obj.ID, first, after)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,10 @@ func Group(ctx context.Context, groupID string) (*store.Group, error) {
 
 // Groups are the groups with these ids, in their order.
 func Groups(ctx context.Context, groupIDs []string) ([]*store.Group, error) {
-	l := from(ctx)
+	return from(ctx).groups(ctx, groupIDs)
+}
+
+func (l *Loaders) groups(ctx context.Context, groupIDs []string) ([]*store.Group, error) {
 	thunks := make([]func() (*store.Group, error), len(groupIDs))
 	for i, id := range groupIDs {
 		thunks[i] = l.group(ctx, id)

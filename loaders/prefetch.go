@@ -186,9 +186,22 @@ func (l *Loaders) userGroups(ctx context.Context, userID string, with UserGroups
 		for i, m := range all {
 			ids[i] = m.GroupID
 		}
-		// Beyond a page of groups, a page of them is loaded as it is asked for.
-		l.preloadGroups(ctx, ids, with.Groups && len(ids) <= store.MaxPageSize, with.Balances)
-		return all, nil
+		// The groups are read with their ledgers (one batch) whatever with
+		// says: a deleted group's memberships stay until it is purged, and
+		// reading its METADATA is how every list, the summary and the
+		// groups page leave it out from the moment it is deleted.
+		l.preloadGroups(ctx, ids, true, with.Balances)
+		groups, err := l.groups(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		live := all[:0:0]
+		for i, m := range all {
+			if groups[i] != nil {
+				live = append(live, m)
+			}
+		}
+		return live, nil
 	})
 }
 
@@ -198,17 +211,32 @@ func UserGroups(ctx context.Context, userID string) ([]store.Member, error) {
 	return from(ctx).userGroups(ctx, userID, UserGroupsWith{}).get(ctx)
 }
 
-// UserGroupsPage is a page of the user's groups: from all of them when
-// PrefetchUserGroups started that read, else read.
-func UserGroupsPage(ctx context.Context, userID string, args store.PageArgs) (store.Page[store.Member], error) {
+// UserGroupsPage is a page of the user's groups (deleted ones left out),
+// taken from all of them (read once per request with the groups, see
+// userGroups): those archived when archived is true, those not archived
+// when it is false, all of them when it is nil.
+func UserGroupsPage(ctx context.Context, userID string, archived *bool, args store.PageArgs) (store.Page[store.Member], error) {
 	l := from(ctx)
-	f := lookup(&l.started.mu, &l.started.userGroups, userID)
-	if f == nil {
-		return l.store.ListUserGroups(ctx, userID, args)
-	}
-	all, err := f.get(ctx)
+	all, err := l.userGroups(ctx, userID, UserGroupsWith{Groups: true}).get(ctx)
 	if err != nil {
 		return store.Page[store.Member]{}, err
+	}
+	if archived != nil {
+		ids := make([]string, len(all))
+		for i, m := range all {
+			ids[i] = m.GroupID
+		}
+		groups, err := l.groups(ctx, ids) // loaded with the memberships
+		if err != nil {
+			return store.Page[store.Member]{}, err
+		}
+		kept := make([]store.Member, 0, len(all))
+		for i, m := range all {
+			if groups[i] != nil && groups[i].Archived() == *archived {
+				kept = append(kept, m)
+			}
+		}
+		all = kept
 	}
 	return l.store.UserGroupsPage(userID, all, args)
 }

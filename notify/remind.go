@@ -37,8 +37,11 @@ type debts struct {
 	members   members
 }
 
-// readDebts reads the group's balances and simplifies them per currency.
-func (n *Notifier) readDebts(ctx context.Context, groupID string) (debts, error) {
+// readDebts reads the group's balances and settles them per currency as
+// the group shows its debts: simplified (the fewest transfers), or pairwise
+// when its simplifyDebts setting is off.
+func (n *Notifier) readDebts(ctx context.Context, g *store.Group) (debts, error) {
+	groupID := g.ID
 	d := debts{byDebtor: map[string][]ledger.Transfer{}, members: members{}}
 	gbs, err := n.opts.Store.GetBalances(ctx, []string{groupID})
 	if err != nil || len(gbs) == 0 || gbs[0] == nil {
@@ -46,7 +49,12 @@ func (n *Notifier) readDebts(ctx context.Context, groupID string) (debts, error)
 	}
 	var keys []store.MemberKey
 	for _, b := range gbs[0].Books {
-		ts, err := b.Simplified()
+		var ts []ledger.Transfer
+		if g.SimplifyDebts() {
+			ts, err = b.Simplified()
+		} else if err = b.LoadPairs(); err == nil {
+			ts = ledger.Pairwise(b)
+		}
 		if err != nil {
 			return d, err
 		}
@@ -95,7 +103,7 @@ func (n *Notifier) remind(ctx context.Context, groupID string) (ReminderReport, 
 		return report, err
 	}
 	g := groups[0]
-	d, err := n.readDebts(ctx, groupID)
+	d, err := n.readDebts(ctx, g)
 	if err != nil {
 		return report, err
 	}
@@ -182,8 +190,8 @@ func (n *Notifier) SendWeeklyReminders(ctx context.Context) (int, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if len(groups) == 0 || groups[0] == nil || !groups[0].WeeklyReminder || groups[0].ChatID == "" {
-			continue
+		if len(groups) == 0 || groups[0] == nil || !groups[0].WeeklyReminder || groups[0].ChatID == "" || groups[0].Archived() {
+			continue // deleted (read as missing), off, without a chat, or archived: closed, nobody is reminded
 		}
 		g := groups[0]
 		first, err := n.opts.Store.ClaimGroupStamp(ctx, id, store.StampWeeklyReminder, week, weeklyKeep)
@@ -205,7 +213,7 @@ func (n *Notifier) weeklyReminder(ctx context.Context, g *store.Group) error {
 	if err != nil {
 		return err
 	}
-	d, err := n.readDebts(ctx, g.ID)
+	d, err := n.readDebts(ctx, g)
 	if err != nil {
 		return err
 	}
@@ -232,6 +240,9 @@ func (n *Notifier) SendDigests(ctx context.Context, kind store.Digest) (int, err
 	}
 	lines, err := n.opts.Store.ListDigestLines(ctx, string(kind))
 	if err != nil {
+		return 0, err
+	}
+	if lines, err = n.liveLines(ctx, lines); err != nil {
 		return 0, err
 	}
 	sent := 0
@@ -280,4 +291,29 @@ func (n *Notifier) SendDigests(ctx context.Context, kind store.Digest) (int, err
 		errs = append(errs, n.opts.Store.DeleteDigestLines(ctx, string(kind), userLines))
 	}
 	return sent, errors.Join(errs...)
+}
+
+// liveLines is the digest lines of groups that are not deleted: a deleted
+// group's lines wait (sent if it is restored, purged with it otherwise).
+func (n *Notifier) liveLines(ctx context.Context, lines []store.DigestLine) ([]store.DigestLine, error) {
+	var ids []string
+	for _, l := range lines {
+		if !slices.Contains(ids, l.GroupID) {
+			ids = append(ids, l.GroupID)
+		}
+	}
+	if len(ids) == 0 {
+		return lines, nil
+	}
+	groups, err := n.opts.Store.GetGroups(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	kept := lines[:0:0]
+	for _, l := range lines {
+		if groups[slices.Index(ids, l.GroupID)] != nil {
+			kept = append(kept, l)
+		}
+	}
+	return kept, nil
 }

@@ -144,9 +144,11 @@ func (l *ledgerEdit) appendTo(prev chainHead, ev *Event) {
 // index 0), the items build returns (from index 1) and the event ev, sealed
 // into the chain after its current head. build gets the ledger edit to add
 // its own conditions and changes; it is called again when a write from
-// another process took the chain's next place first. Any other failure is
-// returned as it is, for the caller to explain by index. ev's number and
-// hashes are set when it returns.
+// another process took the chain's next place first. A group closed to the
+// write (archived or deleted, see ledgerEdit) is refused here, for every
+// caller alike: ErrArchived or ErrNotFound. Any other failure is returned
+// as it is, for the caller to explain by index. ev's number and hashes are
+// set when it returns.
 func (s *Store) writeWithEvent(ctx context.Context, ev *Event, build func(l *ledgerEdit) ([]types.TransactWriteItem, error)) error {
 	sh, err := s.turns.take(ctx, ev.GroupID)
 	if err != nil {
@@ -179,6 +181,10 @@ func (s *Store) writeWithEvent(ctx context.Context, ev *Event, build func(l *led
 			sh.remember(ev.GroupID, chainHead{Seq: ev.Seq, Hash: ev.Hash})
 			s.tellCommitted(*ev)
 			return nil
+		}
+		if closed := l.closedRefusal(err, 0); closed != nil {
+			sh.forget(ev.GroupID)
+			return closed
 		}
 		moved, now := headMoved(err, head, len(all)-1)
 		switch {

@@ -22,6 +22,8 @@ type NewGroup struct {
 	TimeZone string
 	// AdminOnly is what needs an admin; nil keeps DefaultAdminOnly.
 	AdminOnly []Action
+	// PairwiseDebts shows the group's debts pairwise by default (see Group).
+	PairwiseDebts bool
 }
 
 // CreateGroup writes a group (version 1), its ledger, its first member and
@@ -33,6 +35,7 @@ func (s *Store) CreateGroup(ctx context.Context, in NewGroup) (Group, Member, er
 		ID: s.newID(), ChatID: in.ChatID, Title: in.Title, Currency: in.Currency,
 		CreatedAt: now, MemberCount: 1, SettlementConfirmation: in.SettlementConfirmation, Version: 1,
 		JoinByID: &in.JoinByIDAllowed, TimeZone: in.TimeZone, RolesKept: true, AdminOnly: in.AdminOnly, DaysKept: true,
+		PairwiseDebts: in.PairwiseDebts,
 	}
 	if g.ChatID != "" {
 		g.ChatConnectedBy, g.ChatLanguage = in.Creator.UserID, in.Creator.Language

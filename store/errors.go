@@ -34,7 +34,13 @@ var (
 	// ErrInvalidInput means the write asks for something that cannot be,
 	// whoever asks (a role for a placeholder).
 	ErrInvalidInput = errors.New("invalid input")
+	// ErrArchived means the group is archived: it is read-only until a
+	// member unarchives it.
+	ErrArchived = errors.New("the group is archived")
 )
+
+// errArchived is the ErrArchived every refused write returns.
+var errArchived = fmt.Errorf("%w: it is read-only; unarchive it (unarchiveGroup) to change anything in it", ErrArchived)
 
 // IsCondCheckFailed reports whether err is a failed condition: either a single
 // write's ConditionalCheckFailedException or a cancelled transaction in which

@@ -41,6 +41,10 @@ const (
 	EventMemberRoleChanged    EventType = "member_role_changed"
 	EventOwnershipTransferred EventType = "ownership_transferred" // the subject is the new owner
 	EventMemberRemoved        EventType = "member_removed"        // by an admin; the actor is who removed them
+	EventGroupArchived        EventType = "group_archived"        // read-only from now on (archive_group.go)
+	EventGroupUnarchived      EventType = "group_unarchived"
+	EventGroupDeleted         EventType = "group_deleted" // gone for everyone; restorable for GroupRestoreWindow (delete_group.go)
+	EventGroupRestored        EventType = "group_restored"
 )
 
 // SubjectKind is the kind of object an event is about.

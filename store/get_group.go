@@ -18,13 +18,15 @@ func (s *Store) GetGroups(ctx context.Context, ids []string) ([]*Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	groups, err := decodeAll(items, (*groupRecord).group)
+	groups, err := decodeAll(items, liveGroup)
 	if err != nil {
 		return nil, err
 	}
 	byID := make(map[string]*Group, len(groups))
-	for i := range groups {
-		byID[groups[i].ID] = &groups[i]
+	for _, g := range groups {
+		if g != nil {
+			byID[g.ID] = g
+		}
 	}
 	out := make([]*Group, len(ids))
 	for i, id := range ids {
@@ -33,16 +35,28 @@ func (s *Store) GetGroups(ctx context.Context, ids []string) ([]*Group, error) {
 	return out, nil
 }
 
-// CurrentGroup reads a group strongly consistent, or nil: what a write to
-// the group itself starts from.
+// CurrentGroup reads a group strongly consistent, or nil (a deleted group
+// too): what a write to the group itself starts from.
 func (s *Store) CurrentGroup(ctx context.Context, id string) (*Group, error) {
+	g, err := s.DeletedGroup(ctx, id)
+	if err != nil || g == nil || g.DeletedAt != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// DeletedGroup reads a group strongly consistent, deleted or not, or nil
+// when there is none (or it is being purged): what restoring a deleted
+// group starts from.
+func (s *Store) DeletedGroup(ctx context.Context, id string) (*Group, error) {
 	item, ok, err := s.getItem(ctx, groupPK(id), skMetadata, true)
 	if err != nil || !ok {
 		return nil, err
 	}
-	gs, err := decodeAll([]map[string]types.AttributeValue{item}, (*groupRecord).group)
-	if err != nil {
+	recs, err := decodeAll([]map[string]types.AttributeValue{item}, func(r *groupRecord) (*groupRecord, error) { return r, nil })
+	if err != nil || recs[0].Purging {
 		return nil, err
 	}
-	return &gs[0], nil
+	g, err := recs[0].group()
+	return &g, err
 }

@@ -46,11 +46,16 @@ type GroupItem struct {
 // GetGroupItems reads groups, memberships and ledgers by key with as few
 // BatchGetItem calls as possible, aligned with keys.
 func (s *Store) GetGroupItems(ctx context.Context, keys []GroupItemKey) ([]GroupItem, error) {
+	return s.getGroupItems(ctx, keys, false)
+}
+
+// getGroupItems is GetGroupItems with the choice of strongly consistent reads.
+func (s *Store) getGroupItems(ctx context.Context, keys []GroupItemKey, consistent bool) ([]GroupItem, error) {
 	avKeys := make([]map[string]types.AttributeValue, len(keys))
 	for i, k := range keys {
 		avKeys[i] = k.tableKey()
 	}
-	items, err := s.batchGet(ctx, dedupeKeys(avKeys))
+	items, err := s.batchRead(ctx, dedupeKeys(avKeys), consistent)
 	if err != nil {
 		return nil, err
 	}
@@ -59,11 +64,11 @@ func (s *Store) GetGroupItems(ctx context.Context, keys []GroupItemKey) ([]Group
 		var got GroupItem
 		switch sk := keyAttr(item, attrSK); {
 		case sk == skMetadata:
-			gs, err := decodeAll([]map[string]types.AttributeValue{item}, (*groupRecord).group)
+			gs, err := decodeAll([]map[string]types.AttributeValue{item}, liveGroup)
 			if err != nil {
 				return nil, err
 			}
-			got.Group = &gs[0]
+			got.Group = gs[0] // nil for a deleted group
 		case sk == skLedger:
 			if got.Ledger, err = decodeLedger(item); err != nil {
 				return nil, err

@@ -44,6 +44,33 @@ type Group struct {
 	// DaysKept: every live expense has its day item (expense_day.go), so a
 	// range of spent days is read by its days alone.
 	DaysKept bool
+	// PairwiseDebts turns Splitwise's "simplify debts" off: the group's
+	// debts are shown by default pairwise, as the expenses and settlements
+	// left them, not as the fewest transfers (the default; SimplifyDebts).
+	PairwiseDebts bool
+	// ArchivedAt is when the group was archived: it is read-only until it is
+	// unarchived (nil: it is not archived).
+	ArchivedAt *time.Time
+	// DeletedAt is when the group was deleted, and PurgeAfter when the purge
+	// may take it (nil: it is not deleted). Reads see a deleted group only
+	// through DeletedGroup; everything else finds no group at all.
+	DeletedAt, PurgeAfter *time.Time
+}
+
+// SimplifyDebts reports whether the group's debts are shown by default as
+// the fewest transfers that clear every balance.
+func (g *Group) SimplifyDebts() bool { return !g.PairwiseDebts }
+
+// Archived reports whether the group is archived (read-only).
+func (g *Group) Archived() bool { return g.ArchivedAt != nil }
+
+// Writable is the ErrArchived every write to an archived group gets, or
+// nil: for the work that checks before it starts rather than at its write.
+func (g *Group) Writable() error {
+	if g.Archived() {
+		return errArchived
+	}
+	return nil
 }
 
 // SettlementConfirmation says who may mark a group's settlements completed,
@@ -89,6 +116,17 @@ type groupRecord struct {
 	AdminOnly string `dynamodbav:"adminOnly,omitempty"`
 	// DaysKept is absent until the group's day items are complete.
 	DaysKept bool `dynamodbav:"daysKept,omitempty"`
+	// SimplifyDebts is absent for true (the default, and groups created before it).
+	SimplifyDebts *bool `dynamodbav:"simplifyDebts,omitempty"`
+	// ArchivedAt and DeletedAt mirror the ledger's (written in the same
+	// transaction): writes are refused by the ledger, reads see these.
+	ArchivedAt string `dynamodbav:"archivedAt,omitempty"`
+	DeletedAt  string `dynamodbav:"deletedAt,omitempty"`
+	// PurgeAfter is when a deleted group may be purged; the item then also
+	// carries GSI1 keys PURGE / <purgeAfter>#<groupId> (keys.go). Purging
+	// is set when the purge has begun: a restore is then refused.
+	PurgeAfter string `dynamodbav:"purgeAfter,omitempty"`
+	Purging    bool   `dynamodbav:"purging,omitempty"`
 }
 
 // Attributes of the group and ledger items that expressions name.
@@ -102,6 +140,11 @@ const (
 	attrClaims        = "claims"
 	attrRolesKept     = "rolesKept"
 	attrAdminOnly     = "adminOnly"
+	attrArchivedAt    = "archivedAt"
+	attrDeletedAt     = "deletedAt"
+	attrPurgeAfter    = "purgeAfter"
+	attrPurging       = "purging"
+	attrSimplifyDebts = "simplifyDebts"
 )
 
 // ledgerRecord is the GROUP#<id> / LEDGER item: the ids of the current
@@ -128,6 +171,10 @@ type ledgerRecord struct {
 	// BooksBeside: the group's books are all at LEDGER#<currency>; without
 	// it some may still be at BALANCES#<currency> (see keys.go).
 	BooksBeside bool `dynamodbav:"booksBeside,omitempty"`
+	// ArchivedAt and DeletedAt close the group to writes: every write's
+	// ledger edit requires them absent unless it opts out (ledgerEdit).
+	ArchivedAt string `dynamodbav:"archivedAt,omitempty"`
+	DeletedAt  string `dynamodbav:"deletedAt,omitempty"`
 }
 
 func (g Group) record() groupRecord {
@@ -143,6 +190,10 @@ func (g Group) record() groupRecord {
 	}
 	if g.AdminOnly != nil {
 		r.AdminOnly = adminOnlyText(g.AdminOnly)
+	}
+	if g.PairwiseDebts {
+		off := false
+		r.SimplifyDebts = &off
 	}
 	if g.SettlementConfirmation != ConfirmByRecipient {
 		r.SettlementConfirmation = string(g.SettlementConfirmation)
@@ -165,11 +216,36 @@ func (r *groupRecord) group() (Group, error) {
 		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1), JoinByID: r.JoinByID,
 		TimeZone: r.TimeZone, ChatLanguage: r.ChatLanguage, ChatConnectedBy: r.ChatConnectedBy,
 		WeeklyReminder: r.WeeklyReminder, RolesKept: r.RolesKept, AdminOnly: adminOnlyOf(r.AdminOnly), DaysKept: r.DaysKept,
+		PairwiseDebts: r.SimplifyDebts != nil && !*r.SimplifyDebts,
 	}
 	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
 		g.SettlementConfirmation = ConfirmByEitherParty
 	}
+	for _, t := range []struct {
+		text string
+		into **time.Time
+	}{{r.ArchivedAt, &g.ArchivedAt}, {r.DeletedAt, &g.DeletedAt}, {r.PurgeAfter, &g.PurgeAfter}} {
+		if t.text == "" {
+			continue
+		}
+		at, err := parseTime(t.text)
+		if err != nil {
+			return Group{}, fmt.Errorf("group %s: %w", r.ID, err)
+		}
+		*t.into = &at
+	}
 	return g, nil
+}
+
+// liveGroup is a METADATA item's group unless the group is deleted: what
+// every read of groups but DeletedGroup sees, so that a deleted group
+// disappears for everyone at once.
+func liveGroup(r *groupRecord) (*Group, error) {
+	if r.DeletedAt != "" {
+		return nil, nil
+	}
+	g, err := r.group()
+	return &g, err
 }
 
 // The fields of a group its activity events record.
@@ -181,6 +257,9 @@ const (
 	// FieldAdminOnly is recorded only once a group changes what needs an
 	// admin: the actions, comma-separated, or "-" for none.
 	FieldAdminOnly = "adminOnly"
+	// FieldSimplifyDebts is recorded only while it is off ("false"): absent
+	// is the default, on.
+	FieldSimplifyDebts = "simplifyDebts"
 )
 
 // GroupChanges lists what differs between two states of a group, as display
@@ -204,11 +283,14 @@ func GroupChanges(before, after *Group) []Change {
 		if g.AdminOnly != nil {
 			d[FieldAdminOnly] = adminOnlyText(g.AdminOnly)
 		}
+		if g.PairwiseDebts {
+			d[FieldSimplifyDebts] = "false"
+		}
 		return d
 	}
 	var was map[string]string
 	if before != nil {
 		was = display(before)
 	}
-	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation, FieldJoinByIDAllowed, FieldTimeZone, FieldWeeklyReminder, FieldAdminOnly})
+	return diffDisplays(was, display(after), []string{FieldTitle, FieldCurrency, FieldSettlementConfirmation, FieldJoinByIDAllowed, FieldTimeZone, FieldWeeklyReminder, FieldAdminOnly, FieldSimplifyDebts})
 }

@@ -37,11 +37,11 @@ func (s *Store) GetGroupHead(ctx context.Context, groupID string) (GroupHead, er
 	for _, item := range items {
 		switch sk := keyAttr(item, attrSK); {
 		case sk == skMetadata:
-			gs, err := decodeAll([]map[string]types.AttributeValue{item}, (*groupRecord).group)
+			gs, err := decodeAll([]map[string]types.AttributeValue{item}, liveGroup)
 			if err != nil {
 				return GroupHead{}, err
 			}
-			head.Group = &gs[0]
+			head.Group = gs[0] // nil for a deleted group: no head
 		case sk == skLedger:
 			if l, err = decodeLedger(item); err != nil {
 				return GroupHead{}, err

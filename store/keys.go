@@ -13,7 +13,7 @@ import (
 // a builder the parser that reads its key back, where anything does.
 //
 //	item                 PK                  SK                               GSI1PK / GSI1SK                  GSI2PK / GSI2SK              GSI3PK / GSI3SK
-//	group                GROUP#<groupId>     METADATA
+//	group                GROUP#<groupId>     METADATA                         PURGE / <purgeAfter>#<groupId> (deleted only)
 //	group ledger         GROUP#<groupId>     LEDGER
 //	group book           GROUP#<groupId>     LEDGER#<currency>
 //	membership           GROUP#<groupId>     USER#<userId>                    USER#<userId> / GROUP#<groupId>
@@ -50,6 +50,12 @@ import (
 //	stream shard lease   LEASE#<streamLabel>#<consumer> SHARD#<shardId>
 //	TON check pending    the settlement's keys, and                           TONCHECK / <nextCheckAt>#<settlementId>
 //	TON payment record   TONTX#<hash>        TONTX
+//
+// A deleted group's METADATA is listed under PURGE in GSI1 until it is
+// restored (the keys go) or purged (the item goes, last of the group's):
+// the purge job finds the groups whose restore window has passed with one
+// Query (GSI1SK <= "<now>~"), never a Scan, and an interrupted purge is
+// found again the same way.
 //
 // A recurring expense (a series) is listed under DUE#<shard> in GSI1 only
 // while it is active (neither paused nor finished): the scheduler finds the
@@ -495,6 +501,12 @@ const (
 
 // tonCheckGSI1SK orders a settlement awaiting verification by its next check.
 func tonCheckGSI1SK(nextAt, settlementID string) string { return nextAt + "#" + settlementID }
+
+// purgeGSI1PK lists deleted groups by the time they may be purged.
+const purgeGSI1PK = "PURGE"
+
+// purgeGSI1SK orders a deleted group by when it may be purged (formatTime).
+func purgeGSI1SK(purgeAfter, groupID string) string { return purgeAfter + "#" + groupID }
 
 // tonTxPK is the record of the payment with the transfer message hash.
 func tonTxPK(hash string) string { return prefixTonTx + hash }

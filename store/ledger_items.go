@@ -20,19 +20,31 @@ import (
 
 // ledgerEdit builds the one Update a transaction makes to a group's LEDGER
 // item: the clauses of its update expression, its conditions (the ledger
-// exists, so the group does), and their values.
+// exists, so the group does, and the group is neither archived nor deleted
+// unless the edit opts out), and their values.
 type ledgerEdit struct {
 	groupID string
 	set     []string
 	add     []string
 	del     []string
+	remove  []string
 	conds   []string
 	values  map[string]types.AttributeValue
+	// archivedOK and deletedOK drop the default conditions that the group
+	// is not archived, not deleted: the writes that archive, unarchive,
+	// delete and restore a group set them.
+	archivedOK, deletedOK bool
 }
 
 func newLedgerEdit(groupID string) *ledgerEdit {
 	return &ledgerEdit{groupID: groupID, conds: []string{condItemExists}, values: map[string]types.AttributeValue{}}
 }
+
+// writesArchived lets the edit write to an archived group, and
+// writesDeleted to a deleted one.
+func (l *ledgerEdit) writesArchived() { l.archivedOK = true }
+
+func (l *ledgerEdit) writesDeleted() { l.deletedOK = true }
 
 // value names v with a fresh placeholder.
 func (l *ledgerEdit) value(v types.AttributeValue) string {
@@ -102,19 +114,51 @@ func (l *ledgerEdit) item(table *string) types.TransactWriteItem {
 	for _, c := range []struct {
 		verb    string
 		clauses []string
-	}{{"SET", l.set}, {"ADD", l.add}, {"DELETE", l.del}} {
+	}{{"SET", l.set}, {"ADD", l.add}, {"DELETE", l.del}, {"REMOVE", l.remove}} {
 		if len(c.clauses) > 0 {
 			expr = append(expr, c.verb+" "+strings.Join(c.clauses, ", "))
 		}
+	}
+	conds := l.conds
+	if !l.archivedOK {
+		conds = append(conds, attrNotExists(attrArchivedAt))
+	}
+	if !l.deletedOK {
+		conds = append(conds, attrNotExists(attrDeletedAt))
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                           table,
 		Key:                                 tableKey(groupPK(l.groupID), skLedger),
 		UpdateExpression:                    aws.String(strings.Join(expr, " ")),
-		ConditionExpression:                 aws.String(strings.Join(l.conds, " AND ")),
+		ConditionExpression:                 aws.String(strings.Join(conds, " AND ")),
 		ExpressionAttributeValues:           l.values,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
+}
+
+// closedRefusal explains a failed ledger edit at index i of a cancelled
+// transaction when the group was closed to it: ErrArchived (with how to
+// reopen it) for an archived group, ErrNotFound for a deleted one; nil
+// when the ledger shows neither (another condition failed).
+func (l *ledgerEdit) closedRefusal(err error, i int) error {
+	if !condFailedAt(err, i) {
+		return nil
+	}
+	old := oldItemAt(err, i)
+	if old == nil {
+		return nil
+	}
+	var rec ledgerRecord
+	if attributevalue.UnmarshalMap(old, &rec) != nil {
+		return nil
+	}
+	switch {
+	case rec.DeletedAt != "" && !l.deletedOK:
+		return notFoundf("group %s", l.groupID)
+	case rec.ArchivedAt != "" && !l.archivedOK:
+		return errArchived
+	}
+	return nil
 }
 
 // ledgerRefusal explains a failed ledgerUpdate at index i of a cancelled

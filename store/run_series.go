@@ -89,7 +89,9 @@ func (s *Store) advanceSeries(ctx context.Context, groupID, seriesID string, now
 		return 0, false, false, err // the index lags: already moved on, paused or deleted
 	}
 	g, err := s.CurrentGroup(ctx, groupID)
-	if err != nil || g == nil {
+	if err != nil || g == nil || g.Archived() {
+		// Deleted, or archived: nothing runs; unarchiving skips the days
+		// that fell meanwhile (UnarchiveGroup).
 		return 0, false, false, err
 	}
 	today, err := localToday(now, g.TimeZone)
@@ -152,9 +154,10 @@ func (s *Store) createOccurrences(ctx context.Context, g *Group, cur *Series, to
 		}
 		_, err = s.createExpense(ctx, g.Title, e, "", []types.TransactWriteItem{marker, move})
 		switch {
-		case IsCondCheckFailed(err) || errors.Is(err, ErrNotFound):
-			// Another instance created it, a member changed the series, or
-			// someone involved left meanwhile: the next run reads it anew.
+		case IsCondCheckFailed(err) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrArchived):
+			// Another instance created it, a member changed the series,
+			// someone involved left, or the group was archived or deleted
+			// meanwhile: the next run reads it anew.
 			return created, false, nil
 		case err != nil:
 			return created, false, err
@@ -224,8 +227,8 @@ func (s *Store) pauseDeserted(ctx context.Context, cur *Series) error {
 	err = s.writeWithEvent(ctx, &ev, func(*ledgerEdit) ([]types.TransactWriteItem, error) {
 		return []types.TransactWriteItem{write}, nil
 	})
-	if IsCondCheckFailed(err) {
-		return nil // changed meanwhile: the next run looks again
+	if IsCondCheckFailed(err) || errors.Is(err, ErrArchived) || errors.Is(err, ErrNotFound) {
+		return nil // changed, archived or deleted meanwhile: the next run looks again
 	}
 	return err
 }

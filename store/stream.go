@@ -76,20 +76,25 @@ func EventFromImage(newImage, oldImage map[string]types.AttributeValue) (ev Even
 }
 
 // ActiveMembers reports which of the users are active members of the group,
-// read strongly consistent in as few BatchGetItem calls as possible.
+// read strongly consistent in as few BatchGetItem calls as possible, with
+// the group itself: nobody is a member of a deleted group.
 func (s *Store) ActiveMembers(ctx context.Context, groupID string, userIDs []string) (map[string]bool, error) {
-	keys := make([]MemberKey, len(userIDs))
-	for i, u := range userIDs {
-		keys[i] = MemberKey{GroupID: groupID, UserID: u}
+	keys := make([]GroupItemKey, 0, len(userIDs)+1)
+	keys = append(keys, GroupKey(groupID))
+	for _, u := range userIDs {
+		keys = append(keys, MemberKey{GroupID: groupID, UserID: u}.Item())
 	}
-	members, err := s.getMembers(ctx, keys, true)
+	items, err := s.getGroupItems(ctx, keys, true)
 	if err != nil {
 		return nil, err
 	}
 	active := make(map[string]bool, len(userIDs))
-	for _, m := range members {
-		if m.Active() {
-			active[m.UserID] = true
+	if items[0].Group == nil {
+		return active, nil
+	}
+	for _, it := range items[1:] {
+		if it.Member.Active() {
+			active[it.Member.UserID] = true
 		}
 	}
 	return active, nil

@@ -132,7 +132,8 @@ func (s *Store) DisconnectTelegramChat(ctx context.Context, groupID, chatID, act
 		ExpressionAttributeValues: map[string]types.AttributeValue{":c": str(g.ChatID)},
 	}
 	changes := []Change{{Field: FieldChatID, Before: text(g.ChatID)}}
-	if actorID == "" {
+	telegram := actorID == ""
+	if telegram {
 		actorID = g.ChatConnectedBy
 		changes = append(changes, Change{Field: FieldReason, After: text(ReasonBotRemoved)})
 	}
@@ -140,7 +141,10 @@ func (s *Store) DisconnectTelegramChat(ctx context.Context, groupID, chatID, act
 		GroupID: groupID, Type: EventChatDisconnected, ActorID: actorID, At: s.stamp(),
 		Subject: Subject{Kind: SubjectGroup, ID: groupID}, Changes: changes,
 	}
-	err = s.writeWithEvent(ctx, &ev, func(*ledgerEdit) ([]types.TransactWriteItem, error) {
+	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
+		if telegram {
+			l.writesArchived() // a fact of Telegram's, recorded even in an archived group
+		}
 		return []types.TransactWriteItem{{Update: update}, s.deleteChat(g.ChatID, groupID)}, nil
 	})
 	switch {

@@ -24,6 +24,8 @@ type GroupChange struct {
 	WeeklyReminder *bool
 	// AdminOnly is what needs an admin from now on (NormalizeAdminOnly'd).
 	AdminOnly []Action
+	// SimplifyDebts sets how the group's debts are shown by default.
+	SimplifyDebts *bool
 }
 
 // UpdateGroup applies change to the group g (as read, at its version) by
@@ -66,6 +68,11 @@ func (s *Store) UpdateGroup(ctx context.Context, g Group, change GroupChange, ac
 		next.AdminOnly = change.AdminOnly
 		set = append(set, attrAdminOnly+" = :adminOnly")
 		values[":adminOnly"] = str(adminOnlyText(next.AdminOnly))
+	}
+	if change.SimplifyDebts != nil && *change.SimplifyDebts != g.SimplifyDebts() {
+		next.PairwiseDebts = !*change.SimplifyDebts
+		set = append(set, attrSimplifyDebts+" = :simplify")
+		values[":simplify"] = &types.AttributeValueMemberBOOL{Value: *change.SimplifyDebts}
 	}
 	changes := GroupChanges(&g, &next)
 	if len(changes) == 0 {

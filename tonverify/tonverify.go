@@ -135,11 +135,11 @@ func (v *Verifier) Check(ctx context.Context, st store.Settlement) (store.Settle
 	switch {
 	case errors.Is(err, store.ErrTonPaymentUsed):
 		return v.fail(ctx, st, "this payment already completed another settlement")
-	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrTooManyCurrencies):
+	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrTooManyCurrencies), errors.Is(err, store.ErrArchived), errors.Is(err, store.ErrNotFound):
 		// Refused: changed meanwhile (completed by hand: the next check
 		// sees it final; by another checker: the verification moved on
 		// and this record does nothing), or it cannot take the payment (a
-		// member has left). It waits and gives up like a payment not
+		// member has left, the group is archived or deleted). It waits and gives up like a payment not
 		// indexed yet, rather than being checked again for ever.
 		reason := "the settlement cannot complete: " + refusal(err)
 		if late {

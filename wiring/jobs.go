@@ -16,9 +16,10 @@ import (
 // instance runs every job, and each job's conditional writes make its work
 // happen once however many run it. ton is the verifier the API uses too;
 // n, when not nil, is the notifier this instance runs.
-func startJobs(rc config.Recurring, tc config.TON, nc config.Notify, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, ton *tonverify.Verifier) *schedule.Scheduler {
+func startJobs(rc config.Recurring, pc config.Purge, tc config.TON, nc config.Notify, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, ton *tonverify.Verifier) *schedule.Scheduler {
 	jobs := schedule.New(schedule.Options{Log: log, Observe: m.JobRun})
 	jobs.Register("recurring", rc.Interval, recurringJob(s, rc.CatchUp, log))
+	jobs.Register("purge", pc.Interval, purgeJob(s, log))
 	jobs.Register("ton-verify", tc.Interval, tonVerifyJob(ton, log))
 	if n != nil {
 		registerNotifyJobs(jobs, n, nc.JobInterval, log)
@@ -33,6 +34,17 @@ func recurringJob(s *store.Store, catchUp int, log *slog.Logger) schedule.Job {
 		run, err := s.RunRecurring(ctx, catchUp)
 		if run.Created > 0 || run.Paused > 0 {
 			log.Info("recurring expenses", "due", run.Due, "created", run.Created, "paused", run.Paused)
+		}
+		return err
+	}
+}
+
+// purgeJob purges the deleted groups whose restore window has passed.
+func purgeJob(s *store.Store, log *slog.Logger) schedule.Job {
+	return func(ctx context.Context) error {
+		run, err := s.PurgeDeletedGroups(ctx)
+		if run.Groups > 0 || run.Items > 0 {
+			log.Info("deleted groups purged", "groups", run.Groups, "items", run.Items)
 		}
 		return err
 	}

@@ -95,7 +95,7 @@ func (srv *Server) Run(ctx context.Context) error {
 		return err
 	}
 	ton := TONVerifier(cfg.TON, s, log)
-	jobs := startJobs(cfg.Recurring, cfg.TON, cfg.Notify, s, log, m, notifierOn, ton)
+	jobs := startJobs(cfg.Recurring, cfg.Purge, cfg.TON, cfg.Notify, s, log, m, notifierOn, ton)
 	logSignIn(cfg.Telegram, log)
 	api := &http.Server{
 		Addr: ":" + cfg.Server.Port,

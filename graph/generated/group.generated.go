@@ -447,6 +447,75 @@ func (ec *executionContext) fieldContext_Group_version(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Group", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Group_simplifyDebts(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_simplifyDebts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SimplifyDebts(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Group_simplifyDebts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, true, false, "Boolean")
+}
+
+func (ec *executionContext) _Group_archivedAt(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_archivedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ArchivedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Group_archivedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Group_deletedAt(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_deletedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeletedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Group_deletedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, false, false, "DateTime")
+}
+
 func (ec *executionContext) _Group_members(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1121,8 +1190,11 @@ func (ec *executionContext) unmarshalInputCreateGroupInput(ctx context.Context, 
 	if _, present := asMap["joinByIdAllowed"]; !present {
 		asMap["joinByIdAllowed"] = false
 	}
+	if _, present := asMap["simplifyDebts"]; !present {
+		asMap["simplifyDebts"] = true
+	}
 
-	fieldsInOrder := [...]string{"title", "currency", "chatId", "settlementConfirmation", "joinByIdAllowed", "adminOnly", "timeZone"}
+	fieldsInOrder := [...]string{"title", "currency", "chatId", "settlementConfirmation", "joinByIdAllowed", "simplifyDebts", "adminOnly", "timeZone"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1164,6 +1236,13 @@ func (ec *executionContext) unmarshalInputCreateGroupInput(ctx context.Context, 
 				return it, err
 			}
 			it.JoinByIDAllowed = data
+		case "simplifyDebts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("simplifyDebts"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SimplifyDebts = data
 		case "adminOnly":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("adminOnly"))
 			data, err := ec.unmarshalOGroupAction2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐActionᚄ(ctx, v)
@@ -1206,7 +1285,7 @@ func (ec *executionContext) unmarshalInputUpdateGroupInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"expectedVersion", "title", "currency", "joinByIdAllowed", "adminOnly", "timeZone", "weeklyReminder"}
+	fieldsInOrder := [...]string{"expectedVersion", "title", "currency", "joinByIdAllowed", "simplifyDebts", "adminOnly", "timeZone", "weeklyReminder"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1241,6 +1320,13 @@ func (ec *executionContext) unmarshalInputUpdateGroupInput(ctx context.Context, 
 				return it, err
 			}
 			it.JoinByIDAllowed = data
+		case "simplifyDebts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("simplifyDebts"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SimplifyDebts = data
 		case "adminOnly":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("adminOnly"))
 			data, err := ec.unmarshalOGroupAction2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐActionᚄ(ctx, v)
@@ -1337,6 +1423,21 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 		case "version":
 			out.Values[i] = ec._Group_version(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "simplifyDebts":
+			out.Values[i] = ec._Group_simplifyDebts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "archivedAt":
+			out.Values[i] = ec._Group_archivedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "deletedAt":
+			out.Values[i] = ec._Group_deletedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "members":

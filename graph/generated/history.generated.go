@@ -868,6 +868,10 @@ var (
 	unmarshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType = map[string]store.EventType{
 		"GROUP_CREATED":         store.EventGroupCreated,
 		"GROUP_UPDATED":         store.EventGroupUpdated,
+		"GROUP_ARCHIVED":        store.EventGroupArchived,
+		"GROUP_UNARCHIVED":      store.EventGroupUnarchived,
+		"GROUP_DELETED":         store.EventGroupDeleted,
+		"GROUP_RESTORED":        store.EventGroupRestored,
 		"MEMBER_JOINED":         store.EventMemberJoined,
 		"MEMBER_LEFT":           store.EventMemberLeft,
 		"WALLET_CHANGED":        store.EventWalletChanged,
@@ -900,6 +904,10 @@ var (
 	marshalNGroupEventType2githubᚗcomᚋfractiᚋapiᚋstoreᚐEventType = map[store.EventType]string{
 		store.EventGroupCreated:         "GROUP_CREATED",
 		store.EventGroupUpdated:         "GROUP_UPDATED",
+		store.EventGroupArchived:        "GROUP_ARCHIVED",
+		store.EventGroupUnarchived:      "GROUP_UNARCHIVED",
+		store.EventGroupDeleted:         "GROUP_DELETED",
+		store.EventGroupRestored:        "GROUP_RESTORED",
 		store.EventMemberJoined:         "MEMBER_JOINED",
 		store.EventMemberLeft:           "MEMBER_LEFT",
 		store.EventWalletChanged:        "WALLET_CHANGED",

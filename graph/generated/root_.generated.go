@@ -195,12 +195,14 @@ type ComplexityRoot struct {
 	Group struct {
 		Activity               func(childComplexity int, first *int, after *string) int
 		AdminOnlyActions       func(childComplexity int) int
+		ArchivedAt             func(childComplexity int) int
 		Balances               func(childComplexity int) int
 		Changes                func(childComplexity int, since *string, first *int) int
 		ChatID                 func(childComplexity int) int
 		CreatedAt              func(childComplexity int) int
 		Currency               func(childComplexity int) int
 		Debts                  func(childComplexity int, simplify *bool, in *string) int
+		DeletedAt              func(childComplexity int) int
 		Expenses               func(childComplexity int, first *int, after *string, filter *model.ExpenseFilter) int
 		ExportUrls             func(childComplexity int) int
 		HistoryHead            func(childComplexity int) int
@@ -213,6 +215,7 @@ type ComplexityRoot struct {
 		RecurringExpenses      func(childComplexity int, first *int, after *string) int
 		SettlementConfirmation func(childComplexity int) int
 		Settlements            func(childComplexity int, first *int, after *string) int
+		SimplifyDebts          func(childComplexity int) int
 		Spending               func(childComplexity int, from string, to string, currency *string, by *store.SpendingPeriod) int
 		SyncToken              func(childComplexity int) int
 		TimeZone               func(childComplexity int) int
@@ -338,6 +341,7 @@ type ComplexityRoot struct {
 	Mutation struct {
 		AddComment                  func(childComplexity int, expenseID string, body string, idempotencyKey *string) int
 		AddPlaceholderMember        func(childComplexity int, groupID string, name string) int
+		ArchiveGroup                func(childComplexity int, id string) int
 		ClaimPlaceholder            func(childComplexity int, groupID string, placeholderID string) int
 		ConnectTelegramChat         func(childComplexity int, groupID string, chatID string) int
 		CreateAccessToken           func(childComplexity int, input model.CreateAccessTokenInput) int
@@ -348,6 +352,7 @@ type ComplexityRoot struct {
 		CreateSettlement            func(childComplexity int, input model.CreateSettlementInput) int
 		DeleteComment               func(childComplexity int, id string) int
 		DeleteExpense               func(childComplexity int, id string) int
+		DeleteGroup                 func(childComplexity int, id string) int
 		DeleteRecurringExpense      func(childComplexity int, id string) int
 		DisconnectTelegramChat      func(childComplexity int, groupID string) int
 		ImportGroup                 func(childComplexity int, input model.ImportGroupInput) int
@@ -357,12 +362,14 @@ type ComplexityRoot struct {
 		RemindDebtors               func(childComplexity int, groupID string) int
 		RemoveMember                func(childComplexity int, groupID string, userID string) int
 		RestoreExpense              func(childComplexity int, id string) int
+		RestoreGroup                func(childComplexity int, id string) int
 		ResumeRecurringExpense      func(childComplexity int, id string) int
 		RevokeAccessToken           func(childComplexity int, id string) int
 		RevokeInvite                func(childComplexity int, id string) int
 		SetMemberRole               func(childComplexity int, groupID string, userID string, role store.Role) int
 		SubmitSettlementTransaction func(childComplexity int, id string, txHash string) int
 		TransferOwnership           func(childComplexity int, groupID string, userID string) int
+		UnarchiveGroup              func(childComplexity int, id string) int
 		UpdateExpense               func(childComplexity int, id string, input model.UpdateExpenseInput) int
 		UpdateGroup                 func(childComplexity int, id string, input model.UpdateGroupInput) int
 		UpdateNotificationSettings  func(childComplexity int, groupID string, input model.NotificationSettingsInput) int
@@ -542,7 +549,7 @@ type ComplexityRoot struct {
 		Activity     func(childComplexity int, first *int, after *string) int
 		Expenses     func(childComplexity int, filter *model.ExpenseFilter, first *int, after *string) int
 		ExpensesPaid func(childComplexity int, first *int, after *string) int
-		Groups       func(childComplexity int, first *int, after *string) int
+		Groups       func(childComplexity int, archived *bool, first *int, after *string) int
 		ID           func(childComplexity int) int
 		Name         func(childComplexity int) int
 		Owes         func(childComplexity int, first *int, after *string) int
@@ -1146,6 +1153,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.AdminOnlyActions(childComplexity), true
+	case "Group.archivedAt":
+		if e.ComplexityRoot.Group.ArchivedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.ArchivedAt(childComplexity), true
 	case "Group.balances":
 		if e.ComplexityRoot.Group.Balances == nil {
 			break
@@ -1192,6 +1205,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Debts(childComplexity, args["simplify"].(*bool), args["in"].(*string)), true
+	case "Group.deletedAt":
+		if e.ComplexityRoot.Group.DeletedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.DeletedAt(childComplexity), true
 	case "Group.expenses":
 		if e.ComplexityRoot.Group.Expenses == nil {
 			break
@@ -1289,6 +1308,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.Settlements(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Group.simplifyDebts":
+		if e.ComplexityRoot.Group.SimplifyDebts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.SimplifyDebts(childComplexity), true
 	case "Group.spending":
 		if e.ComplexityRoot.Group.Spending == nil {
 			break
@@ -1799,6 +1824,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddPlaceholderMember(childComplexity, args["groupId"].(string), args["name"].(string)), true
+	case "Mutation.archiveGroup":
+		if e.ComplexityRoot.Mutation.ArchiveGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_archiveGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ArchiveGroup(childComplexity, args["id"].(string)), true
 	case "Mutation.claimPlaceholder":
 		if e.ComplexityRoot.Mutation.ClaimPlaceholder == nil {
 			break
@@ -1909,6 +1945,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteExpense(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteGroup":
+		if e.ComplexityRoot.Mutation.DeleteGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteGroup(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteRecurringExpense":
 		if e.ComplexityRoot.Mutation.DeleteRecurringExpense == nil {
 			break
@@ -2008,6 +2055,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RestoreExpense(childComplexity, args["id"].(string)), true
+	case "Mutation.restoreGroup":
+		if e.ComplexityRoot.Mutation.RestoreGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreGroup(childComplexity, args["id"].(string)), true
 	case "Mutation.resumeRecurringExpense":
 		if e.ComplexityRoot.Mutation.ResumeRecurringExpense == nil {
 			break
@@ -2074,6 +2132,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.TransferOwnership(childComplexity, args["groupId"].(string), args["userId"].(string)), true
+	case "Mutation.unarchiveGroup":
+		if e.ComplexityRoot.Mutation.UnarchiveGroup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_unarchiveGroup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UnarchiveGroup(childComplexity, args["id"].(string)), true
 	case "Mutation.updateExpense":
 		if e.ComplexityRoot.Mutation.UpdateExpense == nil {
 			break
@@ -2882,7 +2951,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.User.Groups(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.User.Groups(childComplexity, args["archived"].(*bool), args["first"].(*int), args["after"].(*string)), true
 	case "User.id":
 		if e.ComplexityRoot.User.ID == nil {
 			break
@@ -3884,6 +3953,26 @@ type Group implements Node {
   it. Send it as ` + "`" + `expectedVersion` + "`" + ` to update the group.
   """
   version: Int!
+  """
+  How the group's debts are shown unless asked otherwise (` + "`" + `debts` + "`" + `, the
+  notifier's messages and ` + "`" + `remindDebtors` + "`" + `): true (the default), the fewest
+  transfers that clear every balance; false, pairwise, who owes whom from the
+  expenses and settlements between them. Splitwise's "simplify debts" switch.
+  """
+  simplifyDebts: Boolean!
+  """
+  When the group was archived; null when it is not. An archived group is
+  read-only: every change to it is FORBIDDEN with ` + "`" + `extensions.reason` + "`" + `
+  GROUP_ARCHIVED until ` + "`" + `unarchiveGroup` + "`" + `. ` + "`" + `User.groups` + "`" + ` lists it only when
+  asked for archived groups.
+  """
+  archivedAt: DateTime
+  """
+  When the group was deleted. Always null on a group you can read: a deleted
+  group is not found by anyone (the owner can ` + "`" + `restoreGroup` + "`" + ` it within 30
+  days, which answers it with this null again).
+  """
+  deletedAt: DateTime
 
   "The group's members, in user-id order."
   members(
@@ -3935,9 +4024,9 @@ type Group implements Node {
     true: the fewest transfers that clear every balance (exactly minimal for up
     to 20 members with a non-zero balance in a currency, greedy beyond).
     false: pairwise debts, who owes whom from the expenses and settlements
-    between them.
+    between them. Left out (or null): as the group's ` + "`" + `simplifyDebts` + "`" + ` says.
     """
-    simplify: Boolean = true
+    simplify: Boolean
     """
     Express the debts in this currency (typically TON) at the day's rates: each
     debt is then one transfer per pair of members, its ` + "`" + `parts` + "`" + ` naming the
@@ -3987,6 +4076,39 @@ extend type Mutation {
     "What to change."
     input: UpdateGroupInput!
   ): Group!
+
+  """
+  Archive a group: it becomes read-only (every change to it, joins and leaves
+  included, is FORBIDDEN with ` + "`" + `extensions.reason` + "`" + ` GROUP_ARCHIVED; reads work),
+  it leaves ` + "`" + `User.groups` + "`" + ` unless archived groups are asked for, and its
+  recurring expenses stop. Records GROUP_ARCHIVED. Archiving an archived
+  group changes nothing. Who may archive is the group's admins.
+  """
+  archiveGroup("The group's id." id: ID!): Group!
+
+  """
+  Make an archived group writable again, with GROUP_UNARCHIVED. Its recurring
+  expenses go on from today: the occurrences of the days it was archived are
+  skipped, not created late. A group that is not archived stays as it is.
+  """
+  unarchiveGroup("The group's id." id: ID!): Group!
+
+  """
+  Delete a group whole (the owner only), whatever its balances: from this
+  moment nobody finds it (queries, ` + "`" + `node` + "`" + `, lists, summaries, live updates,
+  the notifier, exports all answer as for a group that never existed), and
+  every change to it is NOT_FOUND. Records GROUP_DELETED. The owner can
+  ` + "`" + `restoreGroup` + "`" + ` it for 30 days; then every item of it is purged. Returns the
+  deleted group's id, for a client to drop it from its cache.
+  """
+  deleteGroup("The group's id." id: ID!): ID!
+
+  """
+  Bring back a group its owner deleted less than 30 days ago, exactly as it
+  was (archived, if it was), with GROUP_RESTORED. NOT_FOUND after the 30 days
+  or once its purge has begun. A group that is not deleted is answered as it is.
+  """
+  restoreGroup("The group's id." id: ID!): Group!
 }
 
 "A change to a group: fields left out keep their values."
@@ -3999,6 +4121,8 @@ input UpdateGroupInput {
   currency: String
   "Whether anyone who knows the group's id may join without an invite."
   joinByIdAllowed: Boolean
+  "How debts are shown by default: the fewest transfers (true) or pairwise (false); see ` + "`" + `Group.simplifyDebts` + "`" + `."
+  simplifyDebts: Boolean
 }
 
 "A new group."
@@ -4018,6 +4142,8 @@ input CreateGroupInput {
   settlementConfirmation: SettlementConfirmation = RECIPIENT
   "Whether anyone who knows the group's id may join without an invite (false: members invite people with ` + "`" + `createInvite` + "`" + `)."
   joinByIdAllowed: Boolean = false
+  "How debts are shown by default: the fewest transfers (true, the default) or pairwise (false); see ` + "`" + `Group.simplifyDebts` + "`" + `."
+  simplifyDebts: Boolean = true
 }
 `, BuiltIn: false},
 	{Name: "../../schema/history.graphqls", Input: `# History: the revisions of an expense and the activity log of a group,
@@ -4028,7 +4154,8 @@ type FieldChange {
   """
   The field: for expenses amount, currency, description, category, spentAt,
   payers, splitType or splits; for settlements amount, currency, from, to,
-  status or txHash; for groups title, currency or settlementConfirmation; for
+  status or txHash; for groups title, currency, settlementConfirmation or
+  simplifyDebts (recorded only while it is off: absent means true); for
   members wallet; for invites expiresAt, maxUses or revokedAt (never the
   secret).
   """
@@ -4081,6 +4208,14 @@ enum GroupEventType {
   GROUP_CREATED
   "Its title or currency changed."
   GROUP_UPDATED
+  "A member archived the group: it is read-only until it is unarchived."
+  GROUP_ARCHIVED
+  "A member unarchived the group."
+  GROUP_UNARCHIVED
+  "The owner deleted the group (restorable for 30 days)."
+  GROUP_DELETED
+  "The owner restored the deleted group."
+  GROUP_RESTORED
   "A member joined."
   MEMBER_JOINED
   "A member left."
@@ -5400,8 +5535,13 @@ type User implements Node {
   "Telegram @username without the @; null if the user has none."
   username: String
 
-  "The groups you are a member of."
+  "The groups you are a member of (never a deleted one)."
   groups(
+    """
+    false (the default): the groups that are not archived; true: only the
+    archived ones; null: all of them.
+    """
+    archived: Boolean = false
     "How many to return: 0 to 100."
     first: Int = 20
     "Return the groups after this cursor."
@@ -5789,6 +5929,12 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_settlementConfirmation(ctx, field)
 	case "version":
 		return ec.fieldContext_Group_version(ctx, field)
+	case "simplifyDebts":
+		return ec.fieldContext_Group_simplifyDebts(ctx, field)
+	case "archivedAt":
+		return ec.fieldContext_Group_archivedAt(ctx, field)
+	case "deletedAt":
+		return ec.fieldContext_Group_deletedAt(ctx, field)
 	case "members":
 		return ec.fieldContext_Group_members(ctx, field)
 	case "member":

@@ -23,7 +23,7 @@ type CurrencyTotalResolver interface {
 	ID(ctx context.Context, obj *model.CurrencyTotal) (string, error)
 }
 type UserResolver interface {
-	Groups(ctx context.Context, obj *model.User, first *int, after *string) (*model.GroupConnection, error)
+	Groups(ctx context.Context, obj *model.User, archived *bool, first *int, after *string) (*model.GroupConnection, error)
 	ExpensesPaid(ctx context.Context, obj *model.User, first *int, after *string) (*model.ExpenseConnection, error)
 	Expenses(ctx context.Context, obj *model.User, filter *model.ExpenseFilter, first *int, after *string) (*model.ExpenseConnection, error)
 	Owes(ctx context.Context, obj *model.User, first *int, after *string) (*model.ShareConnection, error)
@@ -116,22 +116,30 @@ func (ec *executionContext) field_User_expenses_args(ctx context.Context, rawArg
 func (ec *executionContext) field_User_groups_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "archived",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["archived"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg1
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -415,7 +423,7 @@ func (ec *executionContext) _User_groups(ctx context.Context, field graphql.Coll
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.User().Groups(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.User().Groups(ctx, obj, fc.Args["archived"].(*bool), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.GroupConnection) graphql.Marshaler {

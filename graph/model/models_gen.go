@@ -116,6 +116,8 @@ type CreateGroupInput struct {
 	SettlementConfirmation *store.SettlementConfirmation `json:"settlementConfirmation,omitempty"`
 	// Whether anyone who knows the group's id may join without an invite (false: members invite people with `createInvite`).
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+	// How debts are shown by default: the fewest transfers (true, the default) or pairwise (false); see `Group.simplifyDebts`.
+	SimplifyDebts *bool `json:"simplifyDebts,omitempty"`
 	// What only admins and owners may do (see `Group.adminOnly`); left out, REMOVE_MEMBER and ARCHIVE.
 	AdminOnly []store.Action `json:"adminOnly,omitempty"`
 	// The IANA time zone the group counts its days in, such as "Europe/Berlin"; UTC when left out.
@@ -562,6 +564,8 @@ type UpdateGroupInput struct {
 	Currency *string `json:"currency,omitempty"`
 	// Whether anyone who knows the group's id may join without an invite.
 	JoinByIDAllowed *bool `json:"joinByIdAllowed,omitempty"`
+	// How debts are shown by default: the fewest transfers (true) or pairwise (false); see `Group.simplifyDebts`.
+	SimplifyDebts *bool `json:"simplifyDebts,omitempty"`
 	// What only admins and owners may do from now on (see `Group.adminOnly`). Changing it is an admin's, whatever it says.
 	AdminOnly []store.Action `json:"adminOnly,omitempty"`
 	// The IANA time zone the group counts its days in from now on, such as "Europe/Berlin" or "UTC".
