@@ -279,7 +279,7 @@ func TestOperatorPolicyIsWhatTheCommandsCall(t *testing.T) {
 	var out bytes.Buffer
 	command := func(args ...string) error { return commands.Run(ctx, args, &out, io.Discard) }
 	require.NoError(t, command("migrate"))
-	require.Contains(t, out.String(), "7 changed")
+	require.Contains(t, out.String(), "10 changed")
 	require.NoError(t, command("rebuild-summaries"))
 	require.NoError(t, command("verify"))
 	require.NoError(t, command("token", "create", "--user", "1", "--name", "CI"))

@@ -27,6 +27,8 @@ func TestArchiveGroup(t *testing.T) {
 			ArchivedAt *string
 		}
 	}
+	dave.Fails("FORBIDDEN", `mutation($id: ID!) { archiveGroup(id: $id) { id } }`, "id", g) // archiving is the admins' by default
+	alice.Must(nil, `mutation($id: ID!) { setMemberRole(groupId: $id, userId: "222", role: ADMIN) { id } }`, "id", g)
 	bob.Must(&out, `mutation($id: ID!) { archiveGroup(id: $id) { id archivedAt } }`, "id", g)
 	require.NotNil(t, out.ArchiveGroup.ArchivedAt)
 	first := *out.ArchiveGroup.ArchivedAt
