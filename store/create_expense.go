@@ -88,7 +88,7 @@ func (s *Store) createExpense(ctx context.Context, groupTitle string, e Expense,
 	}
 	items = append(items, s.spendingUpdates(e.GroupID, nil, &e)...)
 	items = append(items, extra...)
-	ev := expenseEvent(EventExpenseCreated, &e, e.CreatedBy, e.CreatedAt, rev.Changes)
+	ev := expenseEvent(EventExpenseCreated, &e, e.CreatedBy, e.CreatedAt, rev.raw)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.changeBalances(involved, e.Amount.Currency(), s.maxCurrencies)
 		return items, nil

@@ -26,6 +26,7 @@ type ledgerEdit struct {
 	set     []string
 	add     []string
 	del     []string
+	rem     []string
 	conds   []string
 	values  map[string]types.AttributeValue
 }
@@ -102,7 +103,7 @@ func (l *ledgerEdit) item(table *string) types.TransactWriteItem {
 	for _, c := range []struct {
 		verb    string
 		clauses []string
-	}{{"SET", l.set}, {"ADD", l.add}, {"DELETE", l.del}} {
+	}{{"SET", l.set}, {"ADD", l.add}, {"DELETE", l.del}, {"REMOVE", l.rem}} {
 		if len(c.clauses) > 0 {
 			expr = append(expr, c.verb+" "+strings.Join(c.clauses, ", "))
 		}
