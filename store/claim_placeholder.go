@@ -366,7 +366,7 @@ func (s *Store) finishClaim(ctx context.Context, ph, claimer Member) (bool, erro
 	items := []types.TransactWriteItem{
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, memberSK(ph.UserID)),
-			UpdateExpression:          aws.String(memberLeave),
+			UpdateExpression:          aws.String(placeholderLeave),
 			ConditionExpression:       aws.String(memberCurrent + " AND " + attrClaimedBy + " = :user"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":now": str(now), ":user": str(claimer.UserID)},
 		}},

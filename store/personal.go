@@ -232,6 +232,9 @@ type erasure struct {
 	UserID  string
 	Names   []string
 	Wallets []string
+	// Placeholders are the ids of placeholders the person claimed, whose
+	// slots (their names as others typed them) are erased too.
+	Placeholders []string
 }
 
 // eraseSlots erases the person's values from a record's slots, in place,
@@ -247,6 +250,10 @@ func (er erasure) eraseSlots(slots map[string]slotRecord, changes []changeRecord
 		switch {
 		case key == er.UserID:
 			slots[key], changed = sl.erase(ErasedName), true
+		case slices.Contains(er.Placeholders, key):
+			if !sl.erased() {
+				slots[key], changed = sl.erase(ErasedName), true
+			}
 		case strings.HasPrefix(key, walletSlot(er.UserID)):
 			slots[key], changed = sl.erase(erasedWallet), true
 		case strings.HasPrefix(key, "old:"):
