@@ -556,7 +556,7 @@ func scrubImport(u *dynamodb.UpdateItemInput, item map[string]types.AttributeVal
 func (s *Store) PendingErasures(ctx context.Context, before string) ([]string, error) {
 	items, err := s.collect(ctx, listQuery{
 		list: "erasures", index: indexGSI1, keyCond: gsi1UpToCond,
-		values: map[string]types.AttributeValue{":pk": str(erasuresGSI1PK), ":to": str(before)},
+		values:  map[string]types.AttributeValue{":pk": str(erasuresGSI1PK), ":to": str(before)},
 		forward: true, keys: gsi1Keys,
 	}, nil, MaxPageSize)
 	if err != nil {
