@@ -65,4 +65,3 @@ func (s *Store) ToFormat1ForTest(ctx context.Context, groupID string) error {
 	})
 	return err
 }
-
