@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -551,12 +552,17 @@ func scrubImport(u *dynamodb.UpdateItemInput, item map[string]types.AttributeVal
 	return u
 }
 
-// PendingErasures lists the users whose erasure began before the time
-// (formatTime) and has not finished: the erasures job resumes them.
-func (s *Store) PendingErasures(ctx context.Context, before string) ([]string, error) {
+// ErasureResumeAfter is how long after it began an erasure that has not
+// finished is taken for interrupted, and finished by the erasures job: past
+// any request's deadline, so that the job does not race the request.
+const ErasureResumeAfter = 2 * time.Minute
+
+// PendingErasures lists the users whose erasure began before the time and
+// has not finished: the erasures job resumes them.
+func (s *Store) PendingErasures(ctx context.Context, before time.Time) ([]string, error) {
 	items, err := s.collect(ctx, listQuery{
 		list: "erasures", index: indexGSI1, keyCond: gsi1UpToCond,
-		values:  map[string]types.AttributeValue{":pk": str(erasuresGSI1PK), ":to": str(before)},
+		values:  map[string]types.AttributeValue{":pk": str(erasuresGSI1PK), ":to": str(formatTime(before))},
 		forward: true, keys: gsi1Keys,
 	}, nil, MaxPageSize)
 	if err != nil {
@@ -569,9 +575,9 @@ func (s *Store) PendingErasures(ctx context.Context, before string) ([]string, e
 	return users, nil
 }
 
-// ResumeErasures finishes the erasures that began before the time
-// (formatTime) and were interrupted; it returns how many it finished.
-func (s *Store) ResumeErasures(ctx context.Context, before string) (int, error) {
+// ResumeErasures finishes the erasures that began before the time and were
+// interrupted; it returns how many it finished.
+func (s *Store) ResumeErasures(ctx context.Context, before time.Time) (int, error) {
 	users, err := s.PendingErasures(ctx, before)
 	if err != nil {
 		return 0, err

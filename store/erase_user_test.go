@@ -260,15 +260,15 @@ func TestEraseUserResumes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, store.ErasedName, m.Name, "the membership is erased before the group's items")
 	require.NotEmpty(t, personal(t, f, "User 2"), "some items still name them")
-	pending, err := f.PendingErasures(ctx, "9999")
+	pending, err := f.PendingErasures(ctx, farFuture)
 	require.NoError(t, err)
 	require.Equal(t, []string{"2"}, pending)
 
-	done, err := f.ResumeErasures(ctx, "9999")
+	done, err := f.ResumeErasures(ctx, farFuture)
 	require.NoError(t, err)
 	require.Equal(t, 1, done)
 	require.Empty(t, personal(t, f, "User 2", erasedWallet, "Bobby (guest)"))
-	pending, err = f.PendingErasures(ctx, "9999")
+	pending, err = f.PendingErasures(ctx, farFuture)
 	require.NoError(t, err)
 	require.Empty(t, pending)
 	broken, err := f.VerifyChain(ctx, g.ID)
@@ -301,3 +301,6 @@ func TestEraseUserThenRejoinWithInvite(t *testing.T) {
 	require.Len(t, formers, 1)
 	require.True(t, formers[0].Active())
 }
+
+// farFuture is a time after every erasure a test begins.
+var farFuture = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
