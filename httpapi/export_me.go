@@ -89,12 +89,17 @@ type (
 		DeletedAt *time.Time `json:"deletedAt,omitempty"`
 	}
 	meEvent struct {
-		Sequence int64          `json:"sequence"`
-		Type     string         `json:"type"`
-		ActorID  string         `json:"actorId"`
-		At       time.Time      `json:"at"`
-		Subject  string         `json:"subject"`
-		Changes  []store.Change `json:"changes"`
+		Sequence int64      `json:"sequence"`
+		Type     string     `json:"type"`
+		ActorID  string     `json:"actorId"`
+		At       time.Time  `json:"at"`
+		Subject  string     `json:"subject"`
+		Changes  []meChange `json:"changes"`
+	}
+	meChange struct {
+		Field  string  `json:"field"`
+		Before *string `json:"before"`
+		After  *string `json:"after"`
 	}
 )
 
@@ -276,10 +281,18 @@ func (x *meExport) group(ctx context.Context, groupID string) {
 		}, func(ev *store.Event) {
 			if ev.ActorID == x.me || (ev.Subject.Kind == store.SubjectMember && ev.Subject.ID == x.me) {
 				yield(meEvent{Sequence: ev.Seq, Type: string(ev.Type), ActorID: ev.ActorID, At: ev.At,
-					Subject: string(ev.Subject.Kind) + ":" + ev.Subject.ID, Changes: ev.Changes})
+					Subject: string(ev.Subject.Kind) + ":" + ev.Subject.ID, Changes: meChanges(ev.Changes)})
 			}
 		})
 	})
+}
+
+func meChanges(cs []store.Change) []meChange {
+	out := make([]meChange, len(cs))
+	for i, c := range cs {
+		out[i] = meChange{Field: c.Field, Before: c.Before, After: c.After}
+	}
+	return out
 }
 
 func meExpenseOf(e *store.Expense) meExpense {
