@@ -313,6 +313,15 @@ func (a *Authenticator) lookupToken(ctx context.Context, hash string) (TokenInfo
 // hash, so that a token revoked here stops working here at once.
 func (a *Authenticator) ForgetToken(hash string) { a.tokens.forget(hash) }
 
+// ForgetUser drops what this Authenticator remembers of a user's sign-in
+// (the profile last recorded from their init data), so that after an
+// erasure their next sign-in records it afresh.
+func (a *Authenticator) ForgetUser(userID int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.seen, userID)
+}
+
 func (a *Authenticator) now() time.Time {
 	if a.Now != nil {
 		return a.Now()

@@ -193,6 +193,9 @@ func TestGroupEventsCompletesWhenTheMembershipEnds(t *testing.T) {
 		"leaving through the API": func(_ *apitest.API, ben *apitest.User, g string) {
 			ben.Must(nil, `mutation($g: ID!) { leaveGroup(groupId: $g) }`, "g", g)
 		},
+		"erasing their data": func(_ *apitest.API, ben *apitest.User, _ string) {
+			ben.Must(nil, eraseMyData, "c", "ERASE")
+		},
 		"removed by the owner": func(api *apitest.API, _ *apitest.User, g string) {
 			api.User("1001", "Ann").Must(nil, `mutation($g: ID!) { removeMember(groupId: $g, userId: "1002") }`, "g", g)
 		},

@@ -66,6 +66,13 @@ type TokenForgetter interface {
 	ForgetToken(hash string)
 }
 
+// UserForgetter drops what is remembered of a user's sign-in; the
+// Authenticator is one, and eraseMyData uses it when Tokens is one too.
+type UserForgetter interface {
+	// ForgetUser drops the user's remembered sign-in.
+	ForgetUser(userID int64)
+}
+
 // now is the resolvers' clock.
 func (r *Resolver) now() time.Time {
 	if r.Now != nil {

@@ -24,6 +24,34 @@ func (r *currencyTotalResolver) ID(ctx context.Context, obj *model.CurrencyTotal
 	return obj.UserID + ":" + obj.Currency.Code(), nil
 }
 
+// EraseMyData is the resolver for the eraseMyData field.
+func (r *mutationResolver) EraseMyData(ctx context.Context, confirm string) (*model.EraseMyDataPayload, error) {
+	if confirm != "ERASE" {
+		return nil, badInput("confirm", `must be exactly "ERASE": erasing your data cannot be undone`)
+	}
+	me := viewerID(ctx)
+	res, err := r.Store.EraseUser(ctx, me)
+	if r.Tokens != nil {
+		for _, h := range res.TokenHashes {
+			r.Tokens.ForgetToken(h)
+		}
+		if f, ok := r.Tokens.(UserForgetter); ok {
+			if id, parseErr := strconv.ParseInt(me, 10, 64); parseErr == nil {
+				f.ForgetUser(id)
+			}
+		}
+	}
+	if err != nil && len(res.Pending) == 0 {
+		return nil, err // nothing begun (the record could not be written): the client retries
+	}
+	// Begun and not finished (err with groups pending): the erasures job
+	// finishes it; the payload says what is left.
+	return &model.EraseMyDataPayload{
+		Groups: res.Groups, TokensRevoked: res.Tokens, ItemsErased: res.Items,
+		Pending: len(res.Pending) > 0, PendingGroups: len(res.Pending),
+	}, nil
+}
+
 // Me is the resolver for the me field. When a selected field needs every
 // group of the viewer's (the summary, or a list that shows only the groups
 // they are in), that read starts now, once, for all of them.

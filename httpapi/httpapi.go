@@ -144,6 +144,7 @@ const requestTimeout = 30 * time.Second
 //	/graphql   the GraphQL endpoint, with live subscriptions over WebSocket,
 //	           server-sent events and multipart HTTP (see negotiate.go)
 //	/export/groups/{id}.json and .csv  a group's data for its members (see export.go)
+//	/export/me.json                    the signed-in person's own data (export_me.go)
 //	/telegram/webhook  Telegram's updates (when WebhookSecret is set; see webhook.go)
 //	/healthz   liveness: 200 while the process serves
 //	/readyz    readiness: 200 when the table is reachable, 503 with the
@@ -239,6 +240,8 @@ func New(cfg Config) http.Handler {
 	// An export makes a Query per 100 items: no call budget (0), the request's deadline only.
 	mux.Handle("GET "+ExportPath+"{file}", withRequest(cfg.Log, 0, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(
 		exportHandler{store: cfg.Store, log: cfg.Log, metrics: cfg.Metrics, meter: meter, now: cfg.Now}))))
+	mux.Handle("GET "+ExportMePath, withRequest(cfg.Log, 0, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(
+		exportMeHandler{exportHandler{store: cfg.Store, log: cfg.Log, metrics: cfg.Metrics, meter: meter, now: cfg.Now}}))))
 	mux.Handle("GET /healthz", http.HandlerFunc(alive))
 	mux.Handle("GET /readyz", ready(cfg.Store, cfg.Log))
 	if cfg.Playground {

@@ -54,7 +54,7 @@ func (s *Store) AddPlaceholder(ctx context.Context, groupID, name, addedBy strin
 	}
 	ev := Event{
 		GroupID: groupID, Type: EventPlaceholderAdded, ActorID: addedBy, At: now,
-		Subject: Subject{Kind: SubjectMember, ID: id}, Changes: []Change{{Field: FieldName, After: &name}},
+		Subject: Subject{Kind: SubjectMember, ID: id}, Changes: []Change{{Field: FieldName, After: text(personRef(id, name))}},
 	}
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.addMember(id)

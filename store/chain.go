@@ -130,13 +130,15 @@ func headOf(item map[string]types.AttributeValue) (chainHead, error) {
 }
 
 // appendTo makes the ledger edit move the head from prev to ev, on
-// condition that it is still at prev.
+// condition that it is still at prev: its number and its hash, which a
+// reseal (reseal_chain.go) changes without adding an event, so that a head
+// remembered from before it is caught.
 func (l *ledgerEdit) appendTo(prev chainHead, ev *Event) {
 	l.set = append(l.set, attrEvents+" = "+l.value(number(ev.Seq)), attrHead+" = "+l.value(str(ev.Hash)))
 	if prev.Seq == 0 {
 		l.conds = append(l.conds, attrNotExists(attrEvents))
 	} else {
-		l.conds = append(l.conds, attrEvents+" = "+l.value(number(prev.Seq)))
+		l.conds = append(l.conds, attrEvents+" = "+l.value(number(prev.Seq)), attrHead+" = "+l.value(str(prev.Hash)))
 	}
 }
 
@@ -217,7 +219,7 @@ func headMoved(err error, head chainHead, eventAt int) (bool, *chainHead) {
 	if condFailedAt(err, 0) {
 		if old := oldItemAt(err, 0); old != nil {
 			now, decodeErr := headOf(old)
-			if decodeErr == nil && now.Seq != head.Seq {
+			if decodeErr == nil && now != head {
 				return true, &now
 			}
 		}

@@ -106,7 +106,7 @@ func (s *Store) startClaim(ctx context.Context, ph, claimer Member) error {
 	}
 	ev := Event{
 		GroupID: ph.GroupID, Type: EventPlaceholderClaimed, ActorID: claimer.UserID, At: s.stamp(),
-		Subject: Subject{Kind: SubjectMember, ID: ph.UserID}, Changes: []Change{{Field: FieldClaimedBy, After: &claimer.Name}},
+		Subject: Subject{Kind: SubjectMember, ID: ph.UserID}, Changes: []Change{{Field: FieldClaimedBy, After: text(personRef(claimer.UserID, claimer.Name))}},
 	}
 	err := s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.requireMembers([]string{ph.UserID, claimer.UserID})
@@ -152,7 +152,7 @@ func (s *Store) moveClaimed(ctx context.Context, g *Group, ph, claimer Member) e
 		}
 		// The placeholder and the user may bear the same name: the change of
 		// member is recorded as such.
-		claimed := Change{Field: FieldClaimedBy, Before: &ph.Name, After: &claimer.Name}
+		claimed := Change{Field: FieldClaimedBy, Before: text(personRef(ph.UserID, ph.Name)), After: text(personRef(claimer.UserID, claimer.Name))}
 		if _, err := s.updateExpense(ctx, *old, next, g.Title, claimer.UserID, claimed); err != nil && !errors.Is(err, ErrConflict) {
 			return err
 		}
@@ -313,7 +313,7 @@ func (s *Store) reassignSettlement(ctx context.Context, st Settlement, ph, user 
 		}
 		items = append(items, s.balancesUpdate(st.GroupID, d))
 	}
-	changes := append(SettlementChanges(&st, &next), Change{Field: FieldClaimedBy, Before: &ph.Name, After: &user.Name})
+	changes := append(SettlementChanges(&st, &next), Change{Field: FieldClaimedBy, Before: text(personRef(ph.UserID, ph.Name)), After: text(personRef(user.UserID, user.Name))})
 	ev := settlementEvent(EventSettlementUpdated, &next, user.UserID, s.stamp(), changes)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.requireMembers([]string{placeholderID, user.UserID})
@@ -366,7 +366,7 @@ func (s *Store) finishClaim(ctx context.Context, ph, claimer Member) (bool, erro
 	items := []types.TransactWriteItem{
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, memberSK(ph.UserID)),
-			UpdateExpression:          aws.String(memberLeave),
+			UpdateExpression:          aws.String(placeholderLeave),
 			ConditionExpression:       aws.String(memberCurrent + " AND " + attrClaimedBy + " = :user"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":now": str(now), ":user": str(claimer.UserID)},
 		}},
@@ -377,7 +377,7 @@ func (s *Store) finishClaim(ctx context.Context, ph, claimer Member) (bool, erro
 			ExpressionAttributeValues: map[string]types.AttributeValue{":minus": number(-1)},
 		}},
 	}
-	ev := memberEvent(EventMemberLeft, ph.GroupID, ph.UserID, now, []Change{{Field: FieldClaimedBy, After: &claimer.Name}})
+	ev := memberEvent(EventMemberLeft, ph.GroupID, ph.UserID, now, []Change{{Field: FieldClaimedBy, After: text(personRef(claimer.UserID, claimer.Name))}})
 	ev.ActorID = claimer.UserID
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.requireMembers([]string{ph.UserID})

@@ -94,7 +94,7 @@ func (s *Store) createExpense(ctx context.Context, groupTitle string, e Expense,
 	}
 	items = append(items, days...)
 	items = append(items, extra...)
-	ev := expenseEvent(EventExpenseCreated, &e, e.CreatedBy, e.CreatedAt, rev.Changes)
+	ev := expenseEvent(EventExpenseCreated, &e, e.CreatedBy, e.CreatedAt, rev.raw)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		l.changeBalances(involved, e.Amount.Currency(), s.maxCurrencies)
 		return items, nil

@@ -45,6 +45,8 @@ const (
 	EventGroupUnarchived      EventType = "group_unarchived"
 	EventGroupDeleted         EventType = "group_deleted" // gone for everyone; restorable for GroupRestoreWindow (delete_group.go)
 	EventGroupRestored        EventType = "group_restored"
+	EventMemberErased         EventType = "member_erased"  // a member erased their data (erase_user.go)
+	EventChainResealed        EventType = "chain_resealed" // the log's format-1 events were resealed in format 2 (reseal_chain.go)
 )
 
 // SubjectKind is the kind of object an event is about.
@@ -98,6 +100,12 @@ type Event struct {
 	Changes  []Change
 	PrevHash string // "" for the first event
 	Hash     string
+
+	// raw is Changes as built, with their personal values inline
+	// (personal.go), kept when seal renders Changes; sealed is the record
+	// seal hashed, which the write stores as it is.
+	raw    []Change
+	sealed *eventRecord
 }
 
 // ExpenseRef locates the expense the event is about (ok false for other subjects).
@@ -146,6 +154,11 @@ type eventRecord struct {
 	PrevHash         string         `dynamodbav:"prevHash,omitempty"`
 	Hash             string         `dynamodbav:"hash"`
 	FormatVersion    int            `dynamodbav:"formatVersion"`
+	// HashFormat is the hash's input format: absent on events written in
+	// format 1 (names in the changes, hashed), 2 since (hashFormat2).
+	HashFormat int `dynamodbav:"hashFormat,omitempty"`
+	// Slots hold the changes' personal values (personal.go), format 2 only.
+	Slots map[string]slotRecord `dynamodbav:"slots,omitempty"`
 }
 
 // changeRecord is a Change as stored, and as hashed.
@@ -171,12 +184,22 @@ func changesOf(rs []changeRecord) []Change {
 	return out
 }
 
+// record is the event as stored: the record seal hashed, once sealed.
 func (ev *Event) record() eventRecord {
+	if ev.sealed != nil {
+		return *ev.sealed
+	}
+	changes := ev.raw
+	if changes == nil {
+		changes = ev.Changes
+	}
+	recs, slots := splitRefs(changes, true)
 	r := eventRecord{
 		itemKey: itemKey{PK: groupPK(ev.GroupID), SK: eventSK(ev.Seq)},
 		GroupID: ev.GroupID, Seq: ev.Seq, Type: string(ev.Type), ActorID: ev.ActorID, At: formatTime(ev.At),
 		SubjectKind: string(ev.Subject.Kind), SubjectID: ev.Subject.ID, SubjectExpenseID: ev.Subject.ExpenseID,
-		Changes: changeRecords(ev.Changes), PrevHash: ev.PrevHash, Hash: ev.Hash, FormatVersion: formatCurrent,
+		Changes: recs, PrevHash: ev.PrevHash, Hash: ev.Hash, FormatVersion: formatCurrent,
+		HashFormat: hashFormatCurrent, Slots: slots,
 	}
 	if !ev.Subject.CreatedAt.IsZero() {
 		r.SubjectCreatedAt = formatTime(ev.Subject.CreatedAt)
@@ -192,7 +215,7 @@ func (r *eventRecord) event() (Event, error) {
 	ev := Event{
 		GroupID: r.GroupID, Seq: r.Seq, Type: EventType(r.Type), ActorID: r.ActorID, At: at,
 		Subject:  Subject{Kind: SubjectKind(r.SubjectKind), ID: r.SubjectID, ExpenseID: r.SubjectExpenseID},
-		Changes:  changesOf(r.Changes),
+		Changes:  renderChanges(r.Changes, r.Slots),
 		PrevHash: r.PrevHash, Hash: r.Hash,
 	}
 	if r.SubjectCreatedAt != "" {
@@ -219,22 +242,48 @@ type hashedEvent struct {
 	SubjectAt   string         `json:"subjectCreatedAt"`
 	Changes     []changeRecord `json:"changes"`
 	PrevHash    string         `json:"prevHash"`
+	// Slots (format 2): each personal value's slot and digest, by slot;
+	// omitted when empty, and always in format 1, whose bytes stay as they were.
+	Slots []hashedSlot `json:"slots,omitempty"`
 }
 
-// hashFormat names the hash's input format, so that a later one can differ.
-const hashFormat = "fracti-event-1"
+// The hash's input formats: format 1 covers the changes' strings as they
+// are, names and wallets included; format 2 covers them with references in
+// place of personal values, and each value's salted digest (personal.go), so
+// that erasing a value leaves the chain verifying.
+const (
+	hashFormat1       = 1
+	hashFormat2       = 2
+	hashFormatCurrent = hashFormat2
+)
 
-// computeHash is the hex SHA-256 of the event's content and PrevHash.
+// hashFormatNames name the formats inside the hashed bytes.
+var hashFormatNames = map[int]string{hashFormat1: "fracti-event-1", hashFormat2: "fracti-event-2"}
+
+// hashFormat is the record's hash format: format 1 when absent.
+func (r *eventRecord) hashFormat() int {
+	if r.HashFormat == 0 {
+		return hashFormat1
+	}
+	return r.HashFormat
+}
+
+// computeHash is the hex SHA-256 of the event's content and PrevHash, in
+// the record's hash format.
 func (r *eventRecord) computeHash() string {
 	changes := r.Changes
 	if changes == nil {
 		changes = []changeRecord{}
 	}
-	b, err := json.Marshal(hashedEvent{
-		Format: hashFormat, GroupID: r.GroupID, Seq: r.Seq, Type: r.Type, ActorID: r.ActorID, At: r.At,
+	h := hashedEvent{
+		Format: hashFormatNames[r.hashFormat()], GroupID: r.GroupID, Seq: r.Seq, Type: r.Type, ActorID: r.ActorID, At: r.At,
 		SubjectKind: r.SubjectKind, SubjectID: r.SubjectID, SubjectAt: r.SubjectCreatedAt,
 		Changes: changes, PrevHash: r.PrevHash,
-	})
+	}
+	if r.hashFormat() >= hashFormat2 {
+		h.Slots = hashedSlots(r.Slots)
+	}
+	b, err := json.Marshal(h)
 	if err != nil {
 		panic(err) // strings and numbers only: cannot fail
 	}
@@ -242,11 +291,18 @@ func (r *eventRecord) computeHash() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// seal numbers the event after head and hashes it into the chain.
+// seal numbers the event after head and hashes it into the chain; its
+// Changes then show what readers will see (personal values rendered).
 func (ev *Event) seal(head chainHead) {
-	ev.Seq, ev.PrevHash = head.Seq+1, head.Hash
+	if ev.raw == nil {
+		ev.raw = ev.Changes
+	}
+	ev.sealed = nil
+	ev.Seq, ev.PrevHash, ev.Hash = head.Seq+1, head.Hash, ""
 	r := ev.record()
-	ev.Hash = r.computeHash()
+	r.Hash = r.computeHash()
+	ev.Hash, ev.sealed = r.Hash, &r
+	ev.Changes = renderChanges(r.Changes, r.Slots)
 }
 
 // text is s, or nil for "": a Change value, or GraphQL's null for an

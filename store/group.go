@@ -165,6 +165,13 @@ type ledgerRecord struct {
 	// Events and Head are the activity chain's head (chain.go).
 	Events int64  `dynamodbav:"events,omitempty"`
 	Head   string `dynamodbav:"head,omitempty"`
+	// ResealFrom, ResealedTo and ResealLink are a reseal under way
+	// (reseal_chain.go): the head it set out to reseal, "<events>:<head>",
+	// how many events it has resealed, and the hash the next event's
+	// prevHash still names (event ResealedTo's hash before it was resealed).
+	ResealFrom string `dynamodbav:"resealFrom,omitempty"`
+	ResealedTo int64  `dynamodbav:"resealedTo,omitempty"`
+	ResealLink string `dynamodbav:"resealLink,omitempty"`
 	// Claims are the placeholder claims under way, "<placeholderId>:<userId>"
 	// (claim_placeholder.go).
 	Claims []string `dynamodbav:"claims,stringset,omitempty"`

@@ -19,8 +19,12 @@ func memberEvent(t EventType, groupID, userID, at string, changes []Change) Even
 	}
 }
 
-// memberAbsent: the user was never a member, or has left.
-var memberAbsent = condItemAbsent + " OR " + attrExists(attrLeftAt)
+// memberAbsent: the user was never a member, or has left. memberAbsentByID
+// adds, for a join by the group's id alone: and has not erased their data.
+var (
+	memberAbsent     = condItemAbsent + " OR " + attrExists(attrLeftAt)
+	memberAbsentByID = "(" + memberAbsent + ") AND " + attrNotExists(attrErasedAt)
+)
 
 // attrJoinByID is the group attribute that lets anyone who knows the group's
 // id join it. Groups created before it existed have none.
@@ -57,7 +61,13 @@ func (s *Store) JoinGroupByID(ctx context.Context, groupID string, nm NewMember)
 	if !s.legacyGroupsClosed {
 		open = "(" + open + " OR " + attrNotExists(attrJoinByID) + ")"
 	}
-	return s.join(ctx, groupID, nm, condItemExists+" AND "+open, nil)
+	m, joined, err = s.join(ctx, groupID, nm, condItemExists+" AND "+open, nil)
+	if err == nil && !joined && m.ErasedAt != nil && !m.Active() {
+		// A user who erased their data comes back only with a new invite:
+		// their erased membership stays a former one (docs/privacy.md).
+		return Member{}, false, notFoundf("group %s", groupID)
+	}
+	return m, joined, err
 }
 
 // JoinWithInvite joins the group of the invite whose secret has the given
@@ -113,6 +123,10 @@ func (s *Store) join(ctx context.Context, groupID string, nm NewMember, groupCon
 		return Member{}, false, fmt.Errorf("encode member: %w", err)
 	}
 	pk := groupPK(groupID)
+	absent := memberAbsent
+	if inv == nil && groupCond != condItemExists {
+		absent = memberAbsentByID
+	}
 	groupValues := map[string]types.AttributeValue{":one": number(1)}
 	if groupCond != condItemExists {
 		groupValues[":open"] = &types.AttributeValueMemberBOOL{Value: true}
@@ -120,7 +134,7 @@ func (s *Store) join(ctx context.Context, groupID string, nm NewMember, groupCon
 	items := []types.TransactWriteItem{
 		{Put: &types.Put{
 			TableName: &s.table, Item: item,
-			ConditionExpression: aws.String(memberAbsent),
+			ConditionExpression: aws.String(absent),
 		}},
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, skMetadata),

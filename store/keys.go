@@ -50,6 +50,8 @@ import (
 //	stream shard lease   LEASE#<streamLabel>#<consumer> SHARD#<shardId>
 //	TON check pending    the settlement's keys, and                           TONCHECK / <nextCheckAt>#<settlementId>
 //	TON payment record   TONTX#<hash>        TONTX
+//	erasure under way    ERASURE#<userId>    ERASURE                          ERASURE / <startedAt>#<userId>
+//	former membership    the membership's keys, and                                                                             USER#<userId> / LEFT#<groupId>
 //
 // A deleted group's METADATA is listed under PURGE in GSI1 until it is
 // restored (the keys go) or purged (the item goes, last of the group's):
@@ -106,7 +108,14 @@ import (
 // revoked invite stays, marked revokedAt, until TTL purges it.
 //
 // A former member's membership stays (with leftAt, without GSI1 keys) so
-// that the expenses and settlements they took part in still name them.
+// that the expenses and settlements they took part in still name them; it
+// is listed under the user in GSI3 (LEFT#<groupId>), so that their former
+// memberships are found without a Scan (an erasure and /export/me.json go
+// through them; memberships that ended before that key are given it by the
+// migration). An erased membership (docs/privacy.md) is a former one with
+// erasedAt and no personal attribute left. An erasure under way is listed
+// under ERASURE in GSI1, so that the job that finishes interrupted ones
+// reads them with one Query.
 // Participant records exist for every user an expense involves except its
 // main payer; GSI1 (OWES#) only while the user's share exceeds what they
 // paid, GSI3 (TX#) only for the expense's other payers.
@@ -172,6 +181,10 @@ const (
 	prefixShard     = "SHARD#"
 	prefixImport    = "IMPORT#"
 	prefixDay       = "DAY#"
+	prefixLeft      = "LEFT#"
+	prefixErasure   = "ERASURE#"
+	skErasure       = "ERASURE"
+	erasuresGSI1PK  = "ERASURE"
 )
 
 // itemKey is the key attributes every record embeds; attributevalue
@@ -218,6 +231,12 @@ func userKey(userID string) string { return prefixUser + userID }
 func memberSK(userID string) string { return prefixUser + userID }
 
 func groupGSI1SK(groupID string) string { return prefixGroup + groupID }
+
+// leftGSI3SK lists a former membership among the user's (GSI3PK USER#<userId>).
+func leftGSI3SK(groupID string) string { return prefixLeft + groupID }
+
+// erasurePK is the partition of a user's erasure under way.
+func erasurePK(userID string) string { return prefixErasure + userID }
 
 func expenseSK(createdAt, expenseID string) string { return prefixTx + createdAt + "#" + expenseID }
 

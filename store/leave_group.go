@@ -57,10 +57,13 @@ var errLedgerMoved = fmt.Errorf("ledger changed")
 
 // The expressions of leaving.
 var (
-	// memberLeave marks the membership ended and takes it out of the user's
-	// groups (GSI1).
-	memberLeave   = "SET " + attrLeftAt + " = :now REMOVE " + attrGSI1PK + ", " + attrGSI1SK
-	memberCurrent = condItemExists + " AND " + memberNotLeft
+	// memberLeave marks the membership ended and moves it from the user's
+	// groups (GSI1) to their former memberships (GSI3 LEFT#).
+	memberLeave = "SET " + attrLeftAt + " = :now, " + attrGSI3PK + " = :gsi3pk, " + attrGSI3SK + " = :gsi3sk REMOVE " +
+		attrGSI1PK + ", " + attrGSI1SK
+	// placeholderLeave ends a claimed placeholder: no user's list holds it.
+	placeholderLeave = "SET " + attrLeftAt + " = :now REMOVE " + attrGSI1PK + ", " + attrGSI1SK
+	memberCurrent    = condItemExists + " AND " + memberNotLeft
 )
 
 // leave ends userID's membership with the event ev (its leaving, or its
@@ -71,9 +74,11 @@ func (s *Store) leave(ctx context.Context, ev Event, userID string, version int6
 	items := []types.TransactWriteItem{
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, memberSK(userID)),
-			UpdateExpression:          aws.String(memberLeave),
-			ConditionExpression:       aws.String(memberCurrent),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":now": str(now)},
+			UpdateExpression:    aws.String(memberLeave),
+			ConditionExpression: aws.String(memberCurrent),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":now": str(now), ":gsi3pk": str(userKey(userID)), ":gsi3sk": str(leftGSI3SK(groupID)),
+			},
 		}},
 		{Update: &types.Update{
 			TableName: &s.table, Key: tableKey(pk, skMetadata),

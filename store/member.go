@@ -35,6 +35,9 @@ type Member struct {
 	// Role is the role the membership carries: "" for a member, and for every
 	// membership of a group written before roles (Group.RoleOf reads it).
 	Role Role
+	// ErasedAt is set once the user erased their data (erase_user.go): the
+	// membership is a former one named ErasedName, with nothing personal left.
+	ErasedAt *time.Time
 }
 
 // Active reports whether the user is (still) a member.
@@ -97,6 +100,8 @@ type memberRecord struct {
 	Role string `dynamodbav:"role,omitempty"`
 	// FormatVersion is absent on memberships written before it (format 1).
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
+	// ErasedAt is set on an erased membership.
+	ErasedAt string `dynamodbav:"erasedAt,omitempty"`
 }
 
 func newMemberRecord(groupID string, m NewMember, joined time.Time) (memberRecord, error) {
@@ -132,6 +137,13 @@ func (r *memberRecord) member() (Member, error) {
 			return Member{}, fmt.Errorf("member %s leftAt: %w", r.SK, err)
 		}
 		m.LeftAt = &left
+	}
+	if r.ErasedAt != "" {
+		erased, err := parseTime(r.ErasedAt)
+		if err != nil {
+			return Member{}, fmt.Errorf("member %s erasedAt: %w", r.SK, err)
+		}
+		m.ErasedAt = &erased
 	}
 	return m, nil
 }

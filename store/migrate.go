@@ -34,7 +34,12 @@ import (
 //   - a group written before roles gets them written down (KeepRoles): its
 //     creator, or if they left its longest-standing member, its owner;
 //   - a group from before expense days gets a day item for every live
-//     expense, then daysKept on its METADATA (migrate_days.go).
+//     expense, then daysKept on its METADATA (migrate_days.go);
+//   - a group whose activity log holds events in hash format 1 (names and
+//     wallets hashed as they are) has it resealed in format 2
+//     (reseal_chain.go), so that an erasure can take personal values out;
+//   - a former membership gets its GSI3 keys (USER#<userId> / LEFT#<groupId>),
+//     so that the user's former memberships are found by key.
 //
 // Every write is conditioned so that it never overwrites what the server
 // wrote meanwhile (the server writes only the current format), and an item
@@ -71,7 +76,7 @@ type MigrateResult struct {
 // migrationName names the checkpoints of this format's migration; a new
 // step gets a new name, so that a table migrated before is scanned once more
 // (every step skips what is already done).
-const migrationName = "format-2-roles-days"
+const migrationName = "format-2-roles-days-erasure"
 
 // A segment's saved position is the MIGRATION#<name> / SEGMENT#<i>/<n>
 // item: lastKey, the Scan's LastEvaluatedKey as it is, and done.
@@ -191,6 +196,8 @@ func (m *migration) item(ctx context.Context, item map[string]types.AttributeVal
 		return m.expense(ctx, item)
 	case strings.HasPrefix(sk, prefixSettle) && format < formatCurrent:
 		return m.settlement(ctx, item)
+	case strings.HasPrefix(sk, prefixUser) && item[attrLeftAt] != nil && item[attrGSI3PK] == nil && item[attrPlaceholder] == nil:
+		return m.former(ctx, item)
 	}
 	return 0, nil
 }
@@ -357,6 +364,11 @@ func (m *migration) group(ctx context.Context, item map[string]types.AttributeVa
 	}
 	days, err := m.days(ctx, item)
 	changed += days
+	if err != nil {
+		return changed, err
+	}
+	resealed, err := m.reseal(ctx, itemGroupID(item))
+	changed += resealed
 	if err != nil || format >= formatCurrent {
 		return changed, err
 	}
@@ -377,6 +389,48 @@ func (m *migration) roles(ctx context.Context, item map[string]types.AttributeVa
 		return 0, err
 	}
 	return 1, err
+}
+
+// reseal reseals the group's activity log in hash format 2 where it is not
+// yet; a dry run counts the log as one change when its first event is
+// still in format 1.
+func (m *migration) reseal(ctx context.Context, groupID string) (int, error) {
+	if !m.opts.DryRun {
+		return m.s.ResealChain(ctx, groupID)
+	}
+	first, ok, err := m.s.getItem(ctx, groupPK(groupID), eventSK(1), true)
+	if err != nil || !ok || first["hashFormat"] != nil {
+		return 0, err
+	}
+	return 1, nil
+}
+
+// migrateFormer lists a membership that ended before GSI3 LEFT# keys
+// among the user's former memberships; not placeholders, which are no user's.
+var migrateFormer = "SET " + attrGSI3PK + " = :gsi3pk, " + attrGSI3SK + " = :gsi3sk"
+
+// former gives a former membership its GSI3 keys, on condition that it is
+// still a former one without them.
+func (m *migration) former(ctx context.Context, item map[string]types.AttributeValue) (int, error) {
+	if m.opts.DryRun {
+		return 1, nil
+	}
+	groupID, userID := itemGroupID(item), strings.TrimPrefix(keyAttr(item, attrSK), prefixUser)
+	_, err := m.s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &m.s.table, Key: tableKey(keyAttr(item, attrPK), keyAttr(item, attrSK)),
+		UpdateExpression:    aws.String(migrateFormer),
+		ConditionExpression: aws.String(attrExists(attrLeftAt) + " AND " + attrNotExists(attrGSI3PK)),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":gsi3pk": str(userKey(userID)), ":gsi3sk": str(leftGSI3SK(groupID)),
+		},
+	})
+	if IsCondCheckFailed(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil
 }
 
 // chat gives a group tied to a Telegram chat before chats had items of

@@ -85,6 +85,12 @@ func (s *Store) recompute(ctx context.Context, groupID string) (Recomputation, e
 }
 
 // eachPage calls f for every item of a list, page by page.
+// EachPage calls f with every item of a list, a page (MaxPageSize items) at
+// a time, holding one page at once: how a stream (an export) reads a list.
+func EachPage[T any](ctx context.Context, list func(PageArgs) (Page[T], error), f func(*T)) error {
+	return eachPage(ctx, list, f)
+}
+
 func eachPage[T any](ctx context.Context, list func(PageArgs) (Page[T], error), f func(*T)) error {
 	args := PageArgs{First: MaxPageSize}
 	for {

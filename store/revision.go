@@ -28,6 +28,8 @@ type Revision struct {
 	EditorID  string
 	At        time.Time
 	Changes   []Change
+	// raw is Changes as built, with personal values inline (personal.go).
+	raw []Change
 }
 
 // revisionRecord is the GROUP#<groupId> / REV#<expenseId>#<version> item.
@@ -41,13 +43,21 @@ type revisionRecord struct {
 	At            string         `dynamodbav:"at"`
 	Changes       []changeRecord `dynamodbav:"changes"`
 	FormatVersion int            `dynamodbav:"formatVersion"`
+	// Slots hold the changes' personal values (personal.go); revisions
+	// written before them hold names in their strings.
+	Slots map[string]slotRecord `dynamodbav:"slots,omitempty"`
 }
 
 func (rv *Revision) record() revisionRecord {
+	changes := rv.raw
+	if changes == nil {
+		changes = rv.Changes
+	}
+	recs, slots := splitRefs(changes, false)
 	return revisionRecord{
 		itemKey:   itemKey{PK: groupPK(rv.GroupID), SK: revisionSK(rv.ExpenseID, rv.Version)},
 		ExpenseID: rv.ExpenseID, GroupID: rv.GroupID, Version: rv.Version, Action: string(rv.Action),
-		EditorID: rv.EditorID, At: formatTime(rv.At), Changes: changeRecords(rv.Changes), FormatVersion: formatCurrent,
+		EditorID: rv.EditorID, At: formatTime(rv.At), Changes: recs, FormatVersion: formatCurrent, Slots: slots,
 	}
 }
 
@@ -58,16 +68,17 @@ func (r *revisionRecord) revision() (Revision, error) {
 	}
 	return Revision{
 		ExpenseID: r.ExpenseID, GroupID: r.GroupID, Version: r.Version, Action: RevisionAction(r.Action),
-		EditorID: r.EditorID, At: at, Changes: changesOf(r.Changes),
+		EditorID: r.EditorID, At: at, Changes: renderChanges(r.Changes, r.Slots),
 	}, nil
 }
 
 // revisionOf is the revision that takes an expense from before to after (the
 // new version), made by editor at at; before is nil for its creation.
 func revisionOf(action RevisionAction, before, after *Expense, editor string, at time.Time) Revision {
+	raw := expenseChanges(before, after)
 	return Revision{
 		ExpenseID: after.ID, GroupID: after.GroupID, Version: after.Version, Action: action,
-		EditorID: editor, At: at, Changes: ExpenseChanges(before, after),
+		EditorID: editor, At: at, Changes: renderChanges(changeRecords(raw), nil), raw: raw,
 	}
 }
 
@@ -101,6 +112,16 @@ const (
 // percentage or weight given). A field without a value (no category) is
 // absent. Replaying every revision's changes in order yields exactly this.
 func ExpenseDisplay(e *Expense) map[string]string {
+	d := expenseDisplay(e)
+	for f, v := range d {
+		d[f] = *renderValue(&v, nil)
+	}
+	return d
+}
+
+// expenseDisplay is ExpenseDisplay with each member's name inline as a
+// reference (personRef), as stored changes keep it apart.
+func expenseDisplay(e *Expense) map[string]string {
 	d := map[string]string{
 		FieldAmount:      e.Amount.String(),
 		FieldCurrency:    e.Amount.Currency().Code(),
@@ -113,12 +134,12 @@ func ExpenseDisplay(e *Expense) map[string]string {
 	}
 	payers := make([]string, len(e.Payers))
 	for i, p := range e.Payers {
-		payers[i] = p.UserName + ": " + p.Amount.String()
+		payers[i] = personRef(p.UserID, p.UserName) + ": " + p.Amount.String()
 	}
 	d[FieldPayers] = strings.Join(payers, "; ")
 	splits := make([]string, len(e.Splits))
 	for i, sp := range e.Splits {
-		splits[i] = sp.UserName + ": " + sp.Amount.String()
+		splits[i] = personRef(sp.UserID, sp.UserName) + ": " + sp.Amount.String()
 		switch {
 		case sp.Percentage != nil:
 			splits[i] += " (" + sp.Percentage.String() + "%)"
@@ -136,11 +157,16 @@ var expenseFields = append([]string{FieldAmount, FieldCurrency, FieldDescription
 // ExpenseChanges lists the fields whose display differs between two states
 // of an expense; with before nil (a creation), every field after has.
 func ExpenseChanges(before, after *Expense) []Change {
+	return renderChanges(changeRecords(expenseChanges(before, after)), nil)
+}
+
+// expenseChanges is ExpenseChanges with names inline as references.
+func expenseChanges(before, after *Expense) []Change {
 	var was map[string]string
 	if before != nil {
-		was = ExpenseDisplay(before)
+		was = expenseDisplay(before)
 	}
-	return diffDisplays(was, ExpenseDisplay(after), expenseFields)
+	return diffDisplays(was, expenseDisplay(after), expenseFields)
 }
 
 // diffDisplays lists, in the order of fields, the fields whose display

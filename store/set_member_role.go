@@ -49,11 +49,12 @@ func (r *roster) role(userID string) Role {
 }
 
 // longestStanding is the member (not a placeholder, nor except) who joined
-// first, the lower id first among equals; nil if there is none.
-func (r *roster) longestStanding(except string) *Member {
+// first, the lower id first among equals, among those of role (any role
+// for ""); nil if there is none.
+func (r *roster) longestStanding(except string, role Role) *Member {
 	var first *Member
 	for _, m := range r.members {
-		if m.UserID != except && !m.Placeholder && (first == nil || m.JoinedAt.Before(first.JoinedAt) ||
+		if m.UserID != except && !m.Placeholder && (role == "" || r.role(m.UserID) == role) && (first == nil || m.JoinedAt.Before(first.JoinedAt) ||
 			m.JoinedAt.Equal(first.JoinedAt) && m.UserID < first.UserID) {
 			first = m
 		}
@@ -145,10 +146,14 @@ func (s *Store) roleAsRead(r *roster, userID string) (string, map[string]types.A
 }
 
 // writeRoles writes role changes with their event; a failed condition means
-// someone changed a role, or left, meanwhile.
-func (s *Store) writeRoles(ctx context.Context, r *roster, actor string, changes map[string]Role, ev *Event) error {
+// someone changed a role, or left, meanwhile. Archived groups refuse them,
+// except anyState's: the hand-over of an erasure, which reaches every group.
+func (s *Store) writeRoles(ctx context.Context, r *roster, actor string, changes map[string]Role, ev *Event, anyState bool) error {
 	items := s.roleWrite(r, actor, changes)
 	err := s.writeWithEvent(ctx, ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
+		if anyState {
+			l.writesArchived()
+		}
 		l.requireMembers([]string{actor})
 		return items, nil
 	})
@@ -207,7 +212,7 @@ func (s *Store) SetMemberRole(ctx context.Context, groupID, actor, userID string
 		return Member{}, conflictf("the group's last owner cannot step down; transfer ownership first")
 	}
 	ev := s.roleEvent(EventMemberRoleChanged, groupID, actor, userID, was, role)
-	if err := s.writeRoles(ctx, r, actor, map[string]Role{userID: role}, &ev); err != nil {
+	if err := s.writeRoles(ctx, r, actor, map[string]Role{userID: role}, &ev, false); err != nil {
 		return Member{}, err
 	}
 	m := *target
@@ -236,7 +241,7 @@ func (s *Store) TransferOwnership(ctx context.Context, groupID, actor, userID st
 		return *target, nil
 	}
 	ev := s.roleEvent(EventOwnershipTransferred, groupID, actor, userID, r.role(userID), RoleOwner)
-	if err := s.writeRoles(ctx, r, actor, map[string]Role{userID: RoleOwner, actor: RoleAdmin}, &ev); err != nil {
+	if err := s.writeRoles(ctx, r, actor, map[string]Role{userID: RoleOwner, actor: RoleAdmin}, &ev, false); err != nil {
 		return Member{}, err
 	}
 	m := *target
@@ -255,7 +260,7 @@ func (s *Store) KeepRoles(ctx context.Context, groupID string) (bool, error) {
 	}
 	changes := map[string]Role{}
 	if len(r.owners()) == 0 {
-		if first := r.longestStanding(""); first != nil {
+		if first := r.longestStanding("", ""); first != nil {
 			changes[first.UserID] = RoleOwner
 		}
 	}
@@ -272,7 +277,7 @@ func (s *Store) KeepRoles(ctx context.Context, groupID string) (bool, error) {
 
 // PassOwnership makes sure the group keeps an owner once userID goes
 // without handing it over (their erasure): if they are its only owner, the
-// longest-standing other member (not a placeholder) becomes its owner, with
+// longest-standing admin, else member (not a placeholder), becomes its owner, with
 // OWNERSHIP_TRANSFERRED by userID. It reports the new owner, "" when none
 // was needed or nobody is left to take it.
 func (s *Store) PassOwnership(ctx context.Context, groupID, userID string) (string, error) {
@@ -280,12 +285,15 @@ func (s *Store) PassOwnership(ctx context.Context, groupID, userID string) (stri
 	if err != nil || r.role(userID) != RoleOwner || len(r.owners()) > 1 {
 		return "", err
 	}
-	next := r.longestStanding(userID)
+	next := r.longestStanding(userID, RoleAdmin)
+	if next == nil {
+		next = r.longestStanding(userID, "")
+	}
 	if next == nil {
 		return "", nil
 	}
 	ev := s.roleEvent(EventOwnershipTransferred, groupID, userID, next.UserID, r.role(next.UserID), RoleOwner)
-	if err := s.writeRoles(ctx, r, userID, map[string]Role{next.UserID: RoleOwner}, &ev); err != nil {
+	if err := s.writeRoles(ctx, r, userID, map[string]Role{next.UserID: RoleOwner}, &ev, true); err != nil {
 		return "", err
 	}
 	return next.UserID, nil

@@ -153,12 +153,12 @@ const (
 
 // SettlementChanges lists what differs between two states of a settlement,
 // as display strings (amounts with their currency's decimals, members by
-// name, the status as its GraphQL name); with before nil, every field after has.
+// name, held apart as references until stored (personal.go), the status as its GraphQL name); with before nil, every field after has.
 func SettlementChanges(before, after *Settlement) []Change {
 	display := func(st *Settlement) map[string]string {
 		d := map[string]string{
 			FieldAmount: st.Amount.String(), FieldCurrency: st.Amount.Currency().Code(),
-			FieldFrom: st.FromUserName, FieldTo: st.ToUserName, FieldStatus: strings.ToUpper(string(st.Status)),
+			FieldFrom: personRef(st.FromUserID, st.FromUserName), FieldTo: personRef(st.ToUserID, st.ToUserName), FieldStatus: strings.ToUpper(string(st.Status)),
 		}
 		if st.TxHash != "" {
 			d[FieldTxHash] = st.TxHash

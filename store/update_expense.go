@@ -46,7 +46,8 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 	next.own()
 	now := s.stamp()
 	rev := revisionOf(RevisionUpdated, &old, &next, editor, now)
-	rev.Changes = append(rev.Changes, extra...)
+	rev.raw = append(rev.raw, extra...)
+	rev.Changes = renderChanges(changeRecords(rev.raw), nil)
 	if len(rev.Changes) == 0 {
 		return old, nil
 	}
@@ -83,7 +84,7 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 		return Expense{}, fmt.Errorf("%w: this edit would write %d items (the expense, its balances, %d participant records and its history), and one transaction holds at most %d; change fewer members at once",
 			ErrTooManyItems, n, len(parts), maxTransactItems)
 	}
-	ev := expenseEvent(EventExpenseUpdated, &next, editor, now, rev.Changes)
+	ev := expenseEvent(EventExpenseUpdated, &next, editor, now, rev.raw)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		if len(balances) > 0 {
 			l.changeBalances(mustBeMembers, next.Amount.Currency(), s.maxCurrencies)

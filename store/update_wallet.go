@@ -43,7 +43,7 @@ func (s *Store) UpdateWallet(ctx context.Context, groupID, userID, wallet string
 		}
 		update.ExpressionAttributeValues[":w"] = str(wallet)
 	}
-	changes := []Change{{Field: FieldWallet, Before: text(m.Wallet), After: text(wallet)}}
+	changes := []Change{{Field: FieldWallet, Before: walletOrNil(userID, "b", m.Wallet), After: walletOrNil(userID, "a", wallet)}}
 	ev := memberEvent(EventWalletChanged, groupID, userID, formatTime(s.stamp()), changes)
 	err = s.writeWithEvent(ctx, &ev, func(*ledgerEdit) ([]types.TransactWriteItem, error) {
 		return []types.TransactWriteItem{{Update: update}}, nil

@@ -16,11 +16,41 @@ import (
 // meanwhile only add events after it; when the log runs past that head, the
 // head is read again and must have caught up. A group written before
 // activity existed has neither events nor head, and is fine.
+//
+// Each event is hashed in its own format (event.go): a log may hold format-1
+// events until the migration reseals it (reseal_chain.go). While a reseal
+// is under way, the one seam it leaves (the first event not yet resealed
+// names the old hash of the last one resealed) is accepted where the ledger
+// says it is; a walk that crossed a reseal moving meanwhile is done again.
 func (s *Store) VerifyChain(ctx context.Context, groupID string) (string, error) {
-	head, err := s.readHead(ctx, groupID)
-	if err != nil {
-		return "", err
+	for attempt := 0; ; attempt++ {
+		problem, resealing, err := s.verifyChain(ctx, groupID)
+		if err != nil || problem == "" || !resealing || attempt == 2 {
+			return problem, err
+		}
 	}
+}
+
+// verifyChain walks the log once; resealing reports a reseal under way
+// (the walk may have crossed its progress).
+func (s *Store) verifyChain(ctx context.Context, groupID string) (string, bool, error) {
+	l, _, err := s.readLedger(ctx, groupID)
+	if err != nil {
+		return "", false, err
+	}
+	head := chainHead{Seq: l.Events, Hash: l.Head}
+	resealing := l.ResealedTo > 0
+	problem, err := s.walkChain(ctx, groupID, l, head)
+	if problem != "" && !resealing {
+		if now, _, err := s.readLedger(ctx, groupID); err == nil {
+			resealing = now.ResealedTo > 0 || now.ResealFrom != l.ResealFrom || now.Head != l.Head
+		}
+	}
+	return problem, resealing, err
+}
+
+// walkChain checks the log against the ledger l read before it.
+func (s *Store) walkChain(ctx context.Context, groupID string, l ledgerRecord, head chainHead) (string, error) {
 	q := listQuery{
 		list: "events:" + groupID, keyCond: tablePrefixCond, values: prefixValues(groupPK(groupID), eventSK(0)),
 		keys: tableKeys, forward: true, consistent: true,
@@ -41,7 +71,7 @@ func (s *Store) VerifyChain(ctx context.Context, groupID string) (string, error)
 			switch {
 			case r.SK != eventSK(seq) || r.Seq != seq:
 				return fmt.Sprintf("activity: event %d is missing (found %s, numbered %d, in its place)", seq, r.SK, r.Seq), nil
-			case r.PrevHash != prev:
+			case r.PrevHash != prev && (l.ResealedTo == 0 || l.ResealedTo != seq-1 || r.PrevHash != l.ResealLink):
 				return fmt.Sprintf("activity event %d: its previous hash does not match event %d's hash", seq, seq-1), nil
 			case r.computeHash() != r.Hash:
 				return fmt.Sprintf("activity event %d: its hash does not match its content (changed after it was written)", seq), nil

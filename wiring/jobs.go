@@ -3,6 +3,7 @@ package wiring
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/fracti/api/config"
 	"github.com/fracti/api/metrics"
@@ -21,11 +22,30 @@ func startJobs(rc config.Recurring, pc config.Purge, tc config.TON, nc config.No
 	jobs.Register("recurring", rc.Interval, recurringJob(s, rc.CatchUp, log))
 	jobs.Register("purge", pc.Interval, purgeJob(s, log))
 	jobs.Register("ton-verify", tc.Interval, tonVerifyJob(ton, log))
+	jobs.Register("erasures", erasureInterval, erasureJob(s, log))
 	if n != nil {
 		registerNotifyJobs(jobs, n, nc.JobInterval, log)
 	}
 	jobs.Start()
 	return jobs
+}
+
+// erasureInterval is how often every instance looks for erasures that were
+// interrupted (docs/privacy.md); fixed, since they are rare and a run that
+// finds none costs one Query.
+const erasureInterval = time.Minute
+
+// erasureJob finishes the erasures begun more than store.ErasureResumeAfter
+// ago (the request that began one has long ended): each step is
+// conditioned and idempotent, so instances running it at once do no harm.
+func erasureJob(s *store.Store, log *slog.Logger) schedule.Job {
+	return func(ctx context.Context) error {
+		done, err := s.ResumeErasures(ctx, time.Now().Add(-store.ErasureResumeAfter))
+		if done > 0 {
+			log.Info("erasures finished", "users", done)
+		}
+		return err
+	}
 }
 
 // recurringJob creates the recurring expenses' occurrences that are due.

@@ -134,6 +134,14 @@ type ComplexityRoot struct {
 		RateSource func(childComplexity int) int
 	}
 
+	EraseMyDataPayload struct {
+		Groups        func(childComplexity int) int
+		ItemsErased   func(childComplexity int) int
+		Pending       func(childComplexity int) int
+		PendingGroups func(childComplexity int) int
+		TokensRevoked func(childComplexity int) int
+	}
+
 	Expense struct {
 		Amount           func(childComplexity int) int
 		CategoryOrNil    func(childComplexity int) int
@@ -355,6 +363,7 @@ type ComplexityRoot struct {
 		DeleteGroup                 func(childComplexity int, id string) int
 		DeleteRecurringExpense      func(childComplexity int, id string) int
 		DisconnectTelegramChat      func(childComplexity int, groupID string) int
+		EraseMyData                 func(childComplexity int, confirm string) int
 		ImportGroup                 func(childComplexity int, input model.ImportGroupInput) int
 		JoinGroup                   func(childComplexity int, groupID *string, invite *string) int
 		LeaveGroup                  func(childComplexity int, groupID string) int
@@ -884,6 +893,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DebtPart.RateSource(childComplexity), true
+
+	case "EraseMyDataPayload.groups":
+		if e.ComplexityRoot.EraseMyDataPayload.Groups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EraseMyDataPayload.Groups(childComplexity), true
+	case "EraseMyDataPayload.itemsErased":
+		if e.ComplexityRoot.EraseMyDataPayload.ItemsErased == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EraseMyDataPayload.ItemsErased(childComplexity), true
+	case "EraseMyDataPayload.pending":
+		if e.ComplexityRoot.EraseMyDataPayload.Pending == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EraseMyDataPayload.Pending(childComplexity), true
+	case "EraseMyDataPayload.pendingGroups":
+		if e.ComplexityRoot.EraseMyDataPayload.PendingGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EraseMyDataPayload.PendingGroups(childComplexity), true
+	case "EraseMyDataPayload.tokensRevoked":
+		if e.ComplexityRoot.EraseMyDataPayload.TokensRevoked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EraseMyDataPayload.TokensRevoked(childComplexity), true
 
 	case "Expense.amount":
 		if e.ComplexityRoot.Expense.Amount == nil {
@@ -1978,6 +2018,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DisconnectTelegramChat(childComplexity, args["groupId"].(string)), true
+	case "Mutation.eraseMyData":
+		if e.ComplexityRoot.Mutation.EraseMyData == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_eraseMyData_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.EraseMyData(childComplexity, args["confirm"].(string)), true
 	case "Mutation.importGroup":
 		if e.ComplexityRoot.Mutation.ImportGroup == nil {
 			break
@@ -4268,6 +4319,17 @@ enum GroupEventType {
   and the actor is the member who had connected it).
   """
   CHAT_DISCONNECTED
+  """
+  A member erased their data: from now on the group shows them as "Former
+  member", with no username, avatar or wallet; their amounts stay.
+  """
+  MEMBER_ERASED
+  """
+  The log's events written before hash format 2 were resealed in it (names and
+  wallets moved outside the hash); its change ` + "`" + `legacyHead` + "`" + ` is the head the log
+  had before, ` + "`" + `<events>:<hash>` + "`" + `. The actor is the group's creator.
+  """
+  CHAIN_RESEALED
 }
 
 "What a group event is about."
@@ -5623,6 +5685,38 @@ type CurrencyTotal {
 
 "An entry of a user's activity timeline."
 union ActivityItem = Expense | Settlement
+
+extend type Mutation {
+  """
+  Erase your data (GDPR article 17): your name, username, avatar, wallet (and
+  payment handles), language and notification settings leave every membership,
+  token and setting; every group shows you as "Former member" from then on; your
+  sign-in data is forgotten and your access tokens are revoked (on this server
+  at once, on others within TOKEN_CACHE_TTL). The amounts stay, so that the
+  other members' books still add up. ` + "`" + `confirm` + "`" + ` must be exactly ` + "`" + `ERASE` + "`" + `
+  (BAD_USER_INPUT otherwise). Signing in again later starts with no groups: a
+  group takes you back only through a new invite. See docs/privacy.md.
+  """
+  eraseMyData("Must be exactly ` + "`" + `ERASE` + "`" + `." confirm: String!): EraseMyDataPayload!
+}
+
+"What an erasure did, and whether part of it is still pending."
+type EraseMyDataPayload {
+  "How many memberships were erased (current and former ones)."
+  groups: Int!
+  "How many access tokens were revoked."
+  tokensRevoked: Int!
+  "How many other items were rewritten or deleted (expenses, settlements, comments, history, settings, profile…)."
+  itemsErased: Int!
+  """
+  True when part of the erasure could not be done now (the groups still to go
+  through are counted in pendingGroups): the server finishes it within minutes
+  on its own, and calling eraseMyData again finishes it at once.
+  """
+  pending: Boolean!
+  "How many groups are still to be gone through."
+  pendingGroups: Int!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5793,6 +5887,22 @@ func (ec *executionContext) childFields_DebtPart(ctx context.Context, field grap
 		return ec.fieldContext_DebtPart_converted(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DebtPart", field.Name)
+}
+
+func (ec *executionContext) childFields_EraseMyDataPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "groups":
+		return ec.fieldContext_EraseMyDataPayload_groups(ctx, field)
+	case "tokensRevoked":
+		return ec.fieldContext_EraseMyDataPayload_tokensRevoked(ctx, field)
+	case "itemsErased":
+		return ec.fieldContext_EraseMyDataPayload_itemsErased(ctx, field)
+	case "pending":
+		return ec.fieldContext_EraseMyDataPayload_pending(ctx, field)
+	case "pendingGroups":
+		return ec.fieldContext_EraseMyDataPayload_pendingGroups(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EraseMyDataPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Expense(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -344,6 +344,121 @@ func (ec *executionContext) fieldContext_CurrencyTotal_net(_ context.Context, fi
 	return graphql.NewScalarFieldContext("CurrencyTotal", field, false, false, "Decimal")
 }
 
+func (ec *executionContext) _EraseMyDataPayload_groups(ctx context.Context, field graphql.CollectedField, obj *model.EraseMyDataPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EraseMyDataPayload_groups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Groups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EraseMyDataPayload_groups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EraseMyDataPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EraseMyDataPayload_tokensRevoked(ctx context.Context, field graphql.CollectedField, obj *model.EraseMyDataPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EraseMyDataPayload_tokensRevoked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokensRevoked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EraseMyDataPayload_tokensRevoked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EraseMyDataPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EraseMyDataPayload_itemsErased(ctx context.Context, field graphql.CollectedField, obj *model.EraseMyDataPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EraseMyDataPayload_itemsErased(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ItemsErased, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EraseMyDataPayload_itemsErased(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EraseMyDataPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EraseMyDataPayload_pending(ctx context.Context, field graphql.CollectedField, obj *model.EraseMyDataPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EraseMyDataPayload_pending(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pending, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EraseMyDataPayload_pending(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EraseMyDataPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _EraseMyDataPayload_pendingGroups(ctx context.Context, field graphql.CollectedField, obj *model.EraseMyDataPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EraseMyDataPayload_pendingGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PendingGroups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EraseMyDataPayload_pendingGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EraseMyDataPayload", field, false, false, "Int")
+}
+
 func (ec *executionContext) _User_id(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -965,6 +1080,59 @@ func (ec *executionContext) _CurrencyTotal(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var eraseMyDataPayloadImplementors = []string{"EraseMyDataPayload"}
+
+func (ec *executionContext) _EraseMyDataPayload(ctx context.Context, sel ast.SelectionSet, obj *model.EraseMyDataPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, eraseMyDataPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EraseMyDataPayload")
+		case "groups":
+			out.Values[i] = ec._EraseMyDataPayload_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokensRevoked":
+			out.Values[i] = ec._EraseMyDataPayload_tokensRevoked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "itemsErased":
+			out.Values[i] = ec._EraseMyDataPayload_itemsErased(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pending":
+			out.Values[i] = ec._EraseMyDataPayload_pending(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pendingGroups":
+			out.Values[i] = ec._EraseMyDataPayload_pendingGroups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var userImplementors = []string{"User", "Node"}
 
 func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj *model.User) graphql.Marshaler {
@@ -1152,6 +1320,14 @@ func (ec *executionContext) marshalNCurrencyTotal2ᚕgithubᚗcomᚋfractiᚋapi
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNEraseMyDataPayload2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐEraseMyDataPayload(ctx context.Context, sel ast.SelectionSet, v *model.EraseMyDataPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "EraseMyDataPayload!")
+		return graphql.Null
+	}
+	return ec._EraseMyDataPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐUser(ctx context.Context, sel ast.SelectionSet, v *model.User) graphql.Marshaler {

@@ -182,6 +182,22 @@ type CreateSettlementInput struct {
 	Rate *money.Decimal `json:"rate,omitempty"`
 }
 
+// What an erasure did, and whether part of it is still pending.
+type EraseMyDataPayload struct {
+	// How many memberships were erased (current and former ones).
+	Groups int `json:"groups"`
+	// How many access tokens were revoked.
+	TokensRevoked int `json:"tokensRevoked"`
+	// How many other items were rewritten or deleted (expenses, settlements, comments, history, settings, profile…).
+	ItemsErased int `json:"itemsErased"`
+	// True when part of the erasure could not be done now (the groups still to go
+	// through are counted in pendingGroups): the server finishes it within minutes
+	// on its own, and calling eraseMyData again finishes it at once.
+	Pending bool `json:"pending"`
+	// How many groups are still to be gone through.
+	PendingGroups int `json:"pendingGroups"`
+}
+
 // A page of expenses.
 type ExpenseConnection struct {
 	// The expenses with their cursors.
