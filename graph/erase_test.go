@@ -229,8 +229,10 @@ func TestErasingTheOnlyOwnerHandsTheGroupOver(t *testing.T) {
 	var read struct {
 		Group struct {
 			ViewerRole string
-			Members    struct{ Nodes []struct{ UserID, Role string } }
-			Activity   struct{ Nodes []struct{ Type string } }
+			Members    struct {
+				Nodes []struct{ UserID, Role string }
+			}
+			Activity struct{ Nodes []struct{ Type string } }
 		}
 	}
 	cat.Must(&read, `query($g: ID!) { group(id: $g) { viewerRole members { nodes { userId role } } activity(first: 2) { nodes { type } } } }`, "g", g)
