@@ -101,3 +101,48 @@ func TestVerifyAfterAClaim(t *testing.T) {
 	require.NoError(t, call(t, verifyCommand, []string{"--group", g.ID}, &out))
 	require.Contains(t, out.String(), "1 groups verified, 0 with drift")
 }
+
+// TestVerifyAfterAnErasure: a member who owes erases their data; the books
+// and the activity chain still verify with the command, in a group written
+// today and in one written by the first version and migrated (its log
+// resealed), and an amount changed afterwards is still caught.
+func TestVerifyAfterAnErasure(t *testing.T) {
+	table, db, s, g := servertest.VerifiedGroup(t)
+	ctx := context.Background()
+	old := servertest.FirstVersionGroup(t, db, table)
+	var out bytes.Buffer
+	require.NoError(t, call(t, migrateCommand, nil, &out))
+	require.NoError(t, call(t, rebuildSummariesCommand, nil, &out)) // the first version kept no summaries
+
+	for _, user := range []string{"2", "3"} {
+		res, err := s.EraseUser(ctx, user)
+		require.NoError(t, err)
+		require.Empty(t, res.Pending)
+	}
+	out.Reset()
+	err := call(t, verifyCommand, nil, &out)
+	require.NoError(t, err, out.String())
+	require.Contains(t, out.String(), "group "+g.ID+": ok")
+	require.Contains(t, out.String(), "group "+old+": ok")
+	require.Contains(t, out.String(), "2 groups verified, 0 with drift")
+
+	ms, err := s.UserMemberships(ctx, "2")
+	require.NoError(t, err)
+	require.Len(t, ms, 2, "both groups")
+	for _, m := range ms {
+		require.Equal(t, store.ErasedName, m.Name)
+	}
+
+	// The first expense's event, changed behind the API's back.
+	_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(table),
+		Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "GROUP#" + g.ID}, "SK": &types.AttributeValueMemberS{Value: "EVENT#000000000003"}},
+		UpdateExpression:          aws.String("SET #a = :x"),
+		ExpressionAttributeNames:  map[string]string{"#a": "at"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":x": &types.AttributeValueMemberS{Value: "2020-01-01T00:00:00.000Z"}},
+	})
+	require.NoError(t, err)
+	out.Reset()
+	require.Error(t, call(t, verifyCommand, []string{"--group", g.ID}, &out))
+	require.Contains(t, out.String(), "activity event 3: its hash does not match its content")
+}
