@@ -106,17 +106,7 @@ func splitRefs(cs []Change, salted bool) ([]changeRecord, map[string]slotRecord)
 		if s == nil || !strings.Contains(*s, refOpen) {
 			return s
 		}
-		var b strings.Builder
-		rest := *s
-		for {
-			i := strings.Index(rest, refOpen)
-			j := strings.Index(rest[max(i, 0):], refClose)
-			if i < 0 || j < 0 {
-				b.WriteString(rest)
-				break
-			}
-			ref := rest[i+len(refOpen) : i+j]
-			key, value, _ := strings.Cut(ref, refSep)
+		out := rewriteRefs(*s, func(key, value string, _ bool) string {
 			if slots == nil {
 				slots = map[string]slotRecord{}
 			}
@@ -127,10 +117,8 @@ func splitRefs(cs []Change, salted bool) ([]changeRecord, map[string]slotRecord)
 				}
 				slots[key] = sl
 			}
-			b.WriteString(rest[:i] + refOpen + key + refClose)
-			rest = rest[i+j+len(refClose):]
-		}
-		out := b.String()
+			return refOpen + key + refClose
+		})
 		return &out
 	}
 	out := make([]changeRecord, len(cs))
@@ -146,28 +134,34 @@ func renderValue(s *string, slots map[string]slotRecord) *string {
 	if s == nil || !strings.Contains(*s, refOpen) {
 		return s
 	}
+	out := rewriteRefs(*s, func(key, inline string, hasInline bool) string {
+		switch sl, ok := slots[key]; {
+		case hasInline:
+			return inline
+		case ok:
+			return sl.Value
+		}
+		return ErasedName
+	})
+	return &out
+}
+
+// rewriteRefs is s with every reference (refOpen key [refSep inline]
+// refClose) replaced by what replace makes of it.
+func rewriteRefs(s string, replace func(key, inline string, hasInline bool) string) string {
 	var b strings.Builder
-	rest := *s
+	rest := s
 	for {
 		i := strings.Index(rest, refOpen)
 		j := strings.Index(rest[max(i, 0):], refClose)
 		if i < 0 || j < 0 {
 			b.WriteString(rest)
-			break
+			return b.String()
 		}
 		key, inline, hasInline := strings.Cut(rest[i+len(refOpen):i+j], refSep)
-		switch sl, ok := slots[key]; {
-		case hasInline:
-			b.WriteString(rest[:i] + inline)
-		case ok:
-			b.WriteString(rest[:i] + sl.Value)
-		default:
-			b.WriteString(rest[:i] + ErasedName)
-		}
+		b.WriteString(rest[:i] + replace(key, inline, hasInline))
 		rest = rest[i+j+len(refClose):]
 	}
-	out := b.String()
-	return &out
 }
 
 // renderChanges is what a record's changes show: references rendered.
