@@ -74,7 +74,7 @@ func (r *mutationResolver) LeaveGroup(ctx context.Context, groupID string) (stri
 	if role, err := viewerRole(ctx, g); err != nil {
 		return "", err
 	} else if role == store.RoleOwner {
-		if other, err = r.otherOwner(ctx, g, viewerID(ctx)); err != nil {
+		if other, err = r.Store.OtherOwner(ctx, g.ID, viewerID(ctx)); err != nil {
 			return "", err
 		}
 		if other == "" {

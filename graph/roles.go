@@ -60,27 +60,6 @@ func viewerRole(ctx context.Context, g *store.Group) (store.Role, error) {
 	return g.RoleOf(m), nil
 }
 
-// otherOwner is an active owner of the group other than userID, "" if none:
-// the one whose ownership an owner's leaving is conditioned on.
-func (r *Resolver) otherOwner(ctx context.Context, g *store.Group, userID string) (string, error) {
-	args := store.PageArgs{First: store.MaxPageSize}
-	for {
-		page, err := r.Store.ListMembers(ctx, g.ID, args)
-		if err != nil {
-			return "", err
-		}
-		for i := range page.Items {
-			if m := &page.Items[i]; m.UserID != userID && g.RoleOf(m) == store.RoleOwner {
-				return m.UserID, nil
-			}
-		}
-		if !page.HasNext {
-			return "", nil
-		}
-		args.After = page.Cursors[len(page.Cursors)-1].String()
-	}
-}
-
 // roleChanged answers a change of roles: the member as it is now, read
 // again with the group (which may have just written its roles down).
 func (r *Resolver) roleChanged(ctx context.Context, groupID string, m store.Member, err error) (*store.Member, error) {

@@ -17,7 +17,7 @@ import (
 // is conditioned on the balances and on the actor's role as read.
 func (s *Store) RemoveMember(ctx context.Context, groupID, actor, userID string) (Member, error) {
 	for range leaveAttempts {
-		r, err := s.readRoster(ctx, groupID)
+		r, err := s.readRoles(ctx, groupID)
 		if err != nil {
 			return Member{}, err
 		}

@@ -12,15 +12,16 @@ import (
 // FieldRole is the member field the events of role changes record.
 const FieldRole = "role"
 
-// roster is a group as role changes read it: the group, strongly
-// consistent, and the role of each of its active members.
-type roster struct {
+// memberRoles is a group as role changes read it: the group, strongly
+// consistent, and the role of each of its active members. (Roster, the
+// group screen's read of every membership, is eventually consistent.)
+type memberRoles struct {
 	group   Group
 	members map[string]*Member
 }
 
-// readRoster reads the group and its active members, strongly consistent.
-func (s *Store) readRoster(ctx context.Context, groupID string) (*roster, error) {
+// readRoles reads the group and its active members, strongly consistent.
+func (s *Store) readRoles(ctx context.Context, groupID string) (*memberRoles, error) {
 	g, err := s.CurrentGroup(ctx, groupID)
 	if err != nil {
 		return nil, err
@@ -28,7 +29,7 @@ func (s *Store) readRoster(ctx context.Context, groupID string) (*roster, error)
 	if g == nil {
 		return nil, notFoundf("group %s", groupID)
 	}
-	r := &roster{group: *g, members: map[string]*Member{}}
+	r := &memberRoles{group: *g, members: map[string]*Member{}}
 	members := listQuery{
 		list: "members:" + groupID, keyCond: tablePrefixCond, values: prefixValues(groupPK(groupID), prefixUser),
 		filter: memberNotLeft, forward: true, keys: tableKeys, consistent: true,
@@ -40,7 +41,7 @@ func (s *Store) readRoster(ctx context.Context, groupID string) (*roster, error)
 }
 
 // role is the user's role now; "" if they are not an active member.
-func (r *roster) role(userID string) Role {
+func (r *memberRoles) role(userID string) Role {
 	m := r.members[userID]
 	if m == nil {
 		return ""
@@ -51,7 +52,7 @@ func (r *roster) role(userID string) Role {
 // longestStanding is the member (not a placeholder, nor except) who joined
 // first, the lower id first among equals, among those of role (any role
 // for ""); nil if there is none.
-func (r *roster) longestStanding(except string, role Role) *Member {
+func (r *memberRoles) longestStanding(except string, role Role) *Member {
 	var first *Member
 	for _, m := range r.members {
 		if m.UserID != except && !m.Placeholder && (role == "" || r.role(m.UserID) == role) && (first == nil || m.JoinedAt.Before(first.JoinedAt) ||
@@ -63,7 +64,7 @@ func (r *roster) longestStanding(except string, role Role) *Member {
 }
 
 // owners are the active owners' ids.
-func (r *roster) owners() []string {
+func (r *memberRoles) owners() []string {
 	var out []string
 	for id := range r.members {
 		if r.role(id) == RoleOwner {
@@ -78,7 +79,7 @@ func (r *roster) owners() []string {
 // active with the role read; the actor's, if not changed, is checked the
 // same way; and a group written before roles writes them down in the same
 // transaction (rolesKept, and its owners' roles).
-func (s *Store) roleWrite(r *roster, actor string, changes map[string]Role) []types.TransactWriteItem {
+func (s *Store) roleWrite(r *memberRoles, actor string, changes map[string]Role) []types.TransactWriteItem {
 	pk := groupPK(r.group.ID)
 	if !r.group.RolesKept {
 		for _, id := range r.owners() {
@@ -130,7 +131,7 @@ func roleNames() map[string]string { return map[string]string{refRole: attrRole}
 
 // roleAsRead is the condition that a membership is active with the role it
 // was read with.
-func (s *Store) roleAsRead(r *roster, userID string) (string, map[string]types.AttributeValue) {
+func (s *Store) roleAsRead(r *memberRoles, userID string) (string, map[string]types.AttributeValue) {
 	cond := condItemExists + " AND " + memberNotLeft
 	values := map[string]types.AttributeValue{}
 	if stored := storedRole(r.role(userID)); stored != "" && r.group.RolesKept {
@@ -148,7 +149,7 @@ func (s *Store) roleAsRead(r *roster, userID string) (string, map[string]types.A
 // writeRoles writes role changes with their event; a failed condition means
 // someone changed a role, or left, meanwhile. Archived groups refuse them,
 // except anyState's: the hand-over of an erasure, which reaches every group.
-func (s *Store) writeRoles(ctx context.Context, r *roster, actor string, changes map[string]Role, ev *Event, anyState bool) error {
+func (s *Store) writeRoles(ctx context.Context, r *memberRoles, actor string, changes map[string]Role, ev *Event, anyState bool) error {
 	items := s.roleWrite(r, actor, changes)
 	err := s.writeWithEvent(ctx, ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		if anyState {
@@ -189,7 +190,7 @@ func RoleName(r Role) string { return strings.ToUpper(string(r)) }
 // Refusals are ErrForbidden (the actor may not), ErrConflict (the last owner)
 // or ErrNotFound (no such active member).
 func (s *Store) SetMemberRole(ctx context.Context, groupID, actor, userID string, role Role) (Member, error) {
-	r, err := s.readRoster(ctx, groupID)
+	r, err := s.readRoles(ctx, groupID)
 	if err != nil {
 		return Member{}, err
 	}
@@ -223,7 +224,7 @@ func (s *Store) SetMemberRole(ctx context.Context, groupID, actor, userID string
 // TransferOwnership makes userID the group's owner and the owner actor an
 // admin, in one transaction. Only an owner may.
 func (s *Store) TransferOwnership(ctx context.Context, groupID, actor, userID string) (Member, error) {
-	r, err := s.readRoster(ctx, groupID)
+	r, err := s.readRoles(ctx, groupID)
 	if err != nil {
 		return Member{}, err
 	}
@@ -254,7 +255,7 @@ func (s *Store) TransferOwnership(ctx context.Context, groupID, actor, userID st
 // longest-standing member becomes its owner, so that every group with
 // members has one. It reports whether it wrote anything.
 func (s *Store) KeepRoles(ctx context.Context, groupID string) (bool, error) {
-	r, err := s.readRoster(ctx, groupID)
+	r, err := s.readRoles(ctx, groupID)
 	if err != nil || r.group.RolesKept {
 		return false, err
 	}
@@ -281,7 +282,7 @@ func (s *Store) KeepRoles(ctx context.Context, groupID string) (bool, error) {
 // OWNERSHIP_TRANSFERRED by userID. It reports the new owner, "" when none
 // was needed or nobody is left to take it.
 func (s *Store) PassOwnership(ctx context.Context, groupID, userID string) (string, error) {
-	r, err := s.readRoster(ctx, groupID)
+	r, err := s.readRoles(ctx, groupID)
 	if err != nil || r.role(userID) != RoleOwner || len(r.owners()) > 1 {
 		return "", err
 	}
@@ -297,4 +298,19 @@ func (s *Store) PassOwnership(ctx context.Context, groupID, userID string) (stri
 		return "", err
 	}
 	return next.UserID, nil
+}
+
+// OtherOwner is an active owner of the group other than userID, "" if there
+// is none: the one an owner's leaving is conditioned on (LeaveGroup).
+func (s *Store) OtherOwner(ctx context.Context, groupID, userID string) (string, error) {
+	r, err := s.readRoles(ctx, groupID)
+	if err != nil {
+		return "", err
+	}
+	for _, id := range r.owners() {
+		if id != userID {
+			return id, nil
+		}
+	}
+	return "", nil
 }
