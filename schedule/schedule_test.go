@@ -91,7 +91,9 @@ func TestAFailingJobRunsAgainAndOthersRun(t *testing.T) {
 
 func TestStopWaitsForRunsInFlight(t *testing.T) {
 	s := schedule.New(schedule.Options{Log: quiet()})
-	started, release := make(chan struct{}), make(chan struct{})
+	// started holds the first run's signal even if the test is not waiting
+	// yet: unbuffered, a run that came first dropped it and the test hung.
+	started, release := make(chan struct{}, 1), make(chan struct{})
 	var finished atomic.Bool
 	s.Register("slow", time.Millisecond, func(context.Context) error {
 		select {
