@@ -1,11 +1,11 @@
 # Fracti API. Quick start: `make run`, then `make test`.
 
-.PHONY: run test generate build image bench fuzz check stop-dynamodb help
+.PHONY: run test generate build image bench fuzz check stop-dynamodb stop-s3 help
 
-run: ## Serve on DynamoDB Local at :8080 with the Playground at / (prints a demo token)
+run: ## Serve on DynamoDB Local and a local S3 server at :8080 with the Playground at / (prints a demo token)
 	scripts/run.sh
 
-test: ## go vet + every test with -race against a throwaway in-memory DynamoDB Local
+test: ## go vet + every test with -race against a throwaway in-memory DynamoDB Local and local S3 server
 	scripts/test.sh
 
 generate: ## Regenerate GraphQL code from schema.graphqls and schema/ (cmd/gqlgen: gqlgen with the project's plugins)
@@ -35,6 +35,9 @@ check: ## gofmt, go vet and generated code in step with the schema
 
 stop-dynamodb: ## Stop the DynamoDB Local that `make run` started
 	scripts/dynamodb-local.sh stop .local/dynamodb-data/dynamodb-local.pid
+
+stop-s3: ## Stop the local S3 server that `make run` started
+	scripts/s3-local.sh stop .local/s3-local.pid
 
 help: ## This list, then the server's commands (go run . help)
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'

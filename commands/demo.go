@@ -100,6 +100,7 @@ func printWelcome(w io.Writer, cfg config.Config, token string) {
 			playground.Link(base, map[string]string{"Authorization": "Bearer " + token}))
 	}
 	fmt.Fprintf(w, `  Endpoint     %s/graphql
+  Receipts     %s
   Demo token   Authorization: Bearer %s
 
   From a shell:
@@ -107,5 +108,17 @@ func printWelcome(w io.Writer, cfg config.Config, token string) {
     curl -s %s/graphql -H 'Authorization: Bearer %s' \
       -H 'Content-Type: application/json' -d '{"query":"{ me { id name } }"}'
 
-`, base, token, base, token)
+`, base, storage(cfg.Objects), token, base, token)
+}
+
+// storage says where receipts and avatars go: the bucket, and the S3
+// endpoint presigned URLs point at.
+func storage(c config.ObjectStore) string {
+	switch {
+	case c.Bucket == "":
+		return "off (S3_BUCKET is unset)"
+	case c.Endpoint == "":
+		return "bucket " + c.Bucket + " on AWS"
+	}
+	return "bucket " + c.Bucket + " on the S3 endpoint " + c.Endpoint
 }

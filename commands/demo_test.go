@@ -58,8 +58,11 @@ func TestWelcomeLinksThePlaygroundSignedIn(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"Authorization": "Bearer frt_demo"}`, frag.Get("headers"))
 	require.Contains(t, out.String(), "Authorization: Bearer frt_demo")
+	require.Contains(t, out.String(), "Receipts     off (S3_BUCKET is unset)")
 
 	out.Reset()
-	printWelcome(&out, config.Config{Server: config.Server{Port: "8080"}, Store: config.Store{Table: "FractiTable"}}, "frt_demo")
+	printWelcome(&out, config.Config{Server: config.Server{Port: "8080"}, Store: config.Store{Table: "FractiTable"},
+		Objects: config.ObjectStore{Bucket: "fracti-receipts", Endpoint: "http://127.0.0.1:9000"}}, "frt_demo")
 	require.NotContains(t, out.String(), "#headers=")
+	require.Contains(t, out.String(), "Receipts     bucket fracti-receipts on the S3 endpoint http://127.0.0.1:9000", "make run's local S3 server")
 }

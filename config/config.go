@@ -24,6 +24,7 @@ const TableBaseName = "FractiTable"
 type Config struct {
 	Server    Server
 	Store     Store
+	Objects   ObjectStore
 	Auth      Auth
 	Quota     quota.Limits
 	GraphQL   GraphQL
@@ -84,6 +85,20 @@ func (s Store) LocalEngine() bool {
 	}
 	host := strings.ToLower(u.Hostname())
 	return host != "" && !strings.HasSuffix(host, ".amazonaws.com") && !strings.HasSuffix(host, ".amazonaws.com.cn")
+}
+
+// ObjectStore is the bucket of receipts and avatars, and how to reach it.
+type ObjectStore struct {
+	Bucket   string // S3_BUCKET: "" turns storage off
+	Endpoint string // S3_ENDPOINT: a store other than AWS; "" means AWS
+	// Region is S3_REGION, else AWS_REGION; "": the AWS default chain's.
+	Region    string
+	PathStyle bool // S3_PATH_STYLE
+	// AccessKeyID and SecretAccessKey (S3_ACCESS_KEY_ID,
+	// S3_SECRET_ACCESS_KEY) sign calls to a store other than AWS; "": the
+	// AWS default chain.
+	AccessKeyID, SecretAccessKey string
+	Timeout                      time.Duration // S3_TIMEOUT: one call, its retries included
 }
 
 // Auth is how long sign-ins are trusted.

@@ -389,3 +389,56 @@ func TestDeclaredDefaultsAreValid(t *testing.T) {
 	require.Equal(t, "250ms", durationText(250*time.Millisecond))
 	require.Equal(t, "1h30m", durationText(90*time.Minute))
 }
+
+// TestConfigObjectStore: no bucket by default (storage off, everything
+// else works); against a local store the bucket goes in the path and its
+// keys sign; the region follows AWS_REGION unless S3_REGION is set; bad
+// values stop the server, naming the setting and never quoting the secret.
+func TestConfigObjectStore(t *testing.T) {
+	for _, name := range []string{"S3_BUCKET", "S3_ENDPOINT", "S3_REGION", "S3_PATH_STYLE", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_TIMEOUT", "AWS_REGION"} {
+		t.Setenv(name, "")
+	}
+	require.Equal(t, ObjectStore{Timeout: 5 * time.Second}, load(t).Objects)
+
+	t.Setenv("AWS_REGION", "eu-west-1")
+	t.Setenv("S3_BUCKET", "fracti-receipts-prod")
+	require.Equal(t, ObjectStore{Bucket: "fracti-receipts-prod", Region: "eu-west-1", Timeout: 5 * time.Second}, load(t).Objects,
+		"on AWS: virtual-host style, the default chain's credentials")
+	t.Setenv("S3_REGION", "eu-central-1")
+	t.Setenv("S3_PATH_STYLE", "true")
+	t.Setenv("S3_TIMEOUT", "2s")
+	require.Equal(t, ObjectStore{Bucket: "fracti-receipts-prod", Region: "eu-central-1", PathStyle: true, Timeout: 2 * time.Second}, load(t).Objects)
+
+	t.Setenv("S3_REGION", "")
+	t.Setenv("S3_PATH_STYLE", "")
+	t.Setenv("S3_TIMEOUT", "")
+	t.Setenv("S3_BUCKET", "fracti-receipts")
+	t.Setenv("S3_ENDPOINT", "http://127.0.0.1:9000")
+	t.Setenv("S3_ACCESS_KEY_ID", "fracti-local")
+	t.Setenv("S3_SECRET_ACCESS_KEY", "fracti-local-secret")
+	require.Equal(t, ObjectStore{Bucket: "fracti-receipts", Endpoint: "http://127.0.0.1:9000", Region: "eu-west-1", PathStyle: true,
+		AccessKeyID: "fracti-local", SecretAccessKey: "fracti-local-secret", Timeout: 5 * time.Second}, load(t).Objects, "make run")
+	t.Setenv("S3_PATH_STYLE", "false")
+	require.False(t, load(t).Objects.PathStyle, "a local store with virtual hosts")
+	t.Setenv("S3_PATH_STYLE", "")
+
+	for _, tc := range []struct{ name, value, want string }{
+		{"S3_BUCKET", "Receipts", `S3_BUCKET must be a bucket's name`},
+		{"S3_BUCKET", "ab", `S3_BUCKET must be a bucket's name`},
+		{"S3_BUCKET", "fracti_receipts", `S3_BUCKET must be a bucket's name`},
+		{"S3_ENDPOINT", "127.0.0.1:9000", "S3_ENDPOINT must be an http(s) URL"},
+		{"S3_PATH_STYLE", "yes", "S3_PATH_STYLE must be true or false"},
+		{"S3_TIMEOUT", "0s", "S3_TIMEOUT must be a positive duration"},
+		{"S3_SECRET_ACCESS_KEY", "", "S3_ACCESS_KEY_ID must be set with S3_SECRET_ACCESS_KEY"},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			t.Setenv(tc.name, tc.value)
+			_, err := FromEnvironment()
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	t.Setenv("S3_ACCESS_KEY_ID", "")
+	_, err := FromEnvironment()
+	require.ErrorContains(t, err, "S3_ACCESS_KEY_ID must be set with S3_SECRET_ACCESS_KEY")
+	require.NotContains(t, err.Error(), "fracti-local-secret", "the secret is not quoted")
+}

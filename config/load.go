@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,27 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	// The Playground is for local work: on AWS it is served only when asked for.
 	c.Server.Playground = r.booleanOr(playground, c.Store.Endpoint != "")
+
+	c.Objects = ObjectStore{
+		Bucket:          r.text(s3Bucket),
+		Endpoint:        r.httpURL(s3Endpoint, "http://127.0.0.1:9000"),
+		Region:          r.text(s3Region),
+		AccessKeyID:     r.text(s3AccessKeyID),
+		SecretAccessKey: r.text(s3SecretAccessKey),
+		Timeout:         r.duration(s3Timeout),
+	}
+	if c.Objects.Region == "" {
+		c.Objects.Region = c.Store.Region
+	}
+	// Local stores answer at an address of their own, with the bucket in the path.
+	c.Objects.PathStyle = r.booleanOr(s3PathStyle, c.Objects.Endpoint != "")
+	if b := c.Objects.Bucket; b != "" && !bucketName.MatchString(b) {
+		r.failValue(s3Bucket, "a bucket's name: 3 to 63 lower-case letters, digits, dots and hyphens, a letter or digit at each end")
+	}
+	if (c.Objects.AccessKeyID == "") != (c.Objects.SecretAccessKey == "") {
+		// Neither is quoted: one is a secret.
+		r.fail(s3AccessKeyID, "set with S3_SECRET_ACCESS_KEY, or both unset (the AWS default chain)")
+	}
 
 	c.Auth = Auth{MaxAge: r.duration(authMaxAge), TokenCacheTTL: r.tokenCacheTTL(tokenCacheTTL)}
 
@@ -144,6 +166,9 @@ func Load(getenv func(string) string) (Config, error) {
 	c.GC = GC{GOGC: r.text(gogc), GOMEMLIMIT: r.text(gomemlimit)}
 	return c, errors.Join(r.errs...)
 }
+
+// bucketName is what S3 accepts as a bucket's name.
+var bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 
 // reader reads settings through getenv, gathering what is wrong with them.
 type reader struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/loaders"
 	"github.com/fracti/api/notify"
+	"github.com/fracti/api/objectstore"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/telegram"
 	"github.com/fracti/api/tonapi"
@@ -47,6 +48,18 @@ var (
 	spendingMaxDays      = storeSection.declare(Setting{Name: "SPENDING_MAX_DAYS", Default: strconv.Itoa(store.DefaultSpendingMaxDays), Meaning: "the most days one `Group.spending` or `User.spending` range may cover (longer: `BAD_USER_INPUT` naming it; see [Spending](spending.md))"})
 	legacyGroupsJoinByID = storeSection.declare(Setting{Name: "LEGACY_GROUPS_JOIN_BY_ID", Default: "true", Meaning: "whether groups created before invites existed (no `joinByIdAllowed` stored) still admit anyone who knows their id; `false` closes them all at once (see [Joining a group](groups.md#joining-a-group-invites-and-placeholders))"})
 	syncRetention        = storeSection.declare(Setting{Name: "SYNC_RETENTION", Default: durationText(store.DefaultSyncRetention), Meaning: "how long a sync token stays usable for `Group.changes(since:)` after it was issued"})
+)
+
+var objectStoreSection = section("Object storage", "The bucket of receipts and avatars, on S3 or a store that speaks it ([Receipts](receipts.md#storage)).")
+
+var (
+	s3Bucket          = objectStoreSection.declare(Setting{Name: "S3_BUCKET", Shown: "unset: no storage", Meaning: "the bucket of receipts and avatars (the stack's `ReceiptsBucketName`; `make run`: `fracti-receipts`); unset, attaching, showing and exporting receipts and avatars answer `UNAVAILABLE` with the reason, and everything else works"})
+	s3Endpoint        = objectStoreSection.declare(Setting{Name: "S3_ENDPOINT", Shown: "unset: AWS", Meaning: "a store other than AWS that speaks S3, such as `http://127.0.0.1:9000` (`make run`'s versitygw). Presigned URLs point at it: the clients that upload and download must reach it at this address"})
+	s3Region          = objectStoreSection.declare(Setting{Name: "S3_REGION", Shown: "`AWS_REGION`, else the AWS default chain's (`us-east-1` if none)", Meaning: "the bucket's region, which signs calls and presigned URLs"})
+	s3PathStyle       = objectStoreSection.declare(Setting{Name: "S3_PATH_STYLE", Shown: "`true` with `S3_ENDPOINT`, else `false`", Meaning: "put the bucket in the URL's path (`http://host/bucket/key`) rather than in its host name (`https://bucket.s3.region.amazonaws.com/key`); local stores need it"})
+	s3AccessKeyID     = objectStoreSection.declare(Setting{Name: "S3_ACCESS_KEY_ID", Shown: "unset: the AWS default chain", Meaning: "with `S3_SECRET_ACCESS_KEY`, the keys of a store other than AWS (`make run` and `make test`: `fracti-local`); on AWS leave both unset, and the server's role signs"})
+	s3SecretAccessKey = objectStoreSection.declare(Setting{Name: "S3_SECRET_ACCESS_KEY", Shown: "unset: the AWS default chain", Meaning: "the secret of `S3_ACCESS_KEY_ID`, set with it"})
+	s3Timeout         = objectStoreSection.declare(Setting{Name: "S3_TIMEOUT", Default: durationText(objectstore.DefaultTimeout), Meaning: "how long one call to the store may take, its retries included; a slower store answers `UNAVAILABLE` (to be tried again), and no request waits on storage longer. A presigned URL's upload or download does not go through the server, so it is not bounded by this"})
 )
 
 var authSection = section("Sign-in", "How long a Mini App's init data and an access token's lookup are trusted.")

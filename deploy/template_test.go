@@ -1,16 +1,20 @@
 package deploy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/fracti/api/commands"
 	"github.com/fracti/api/config"
+	"github.com/fracti/api/objectstore"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
@@ -94,6 +98,7 @@ type stack struct {
 	t          testing.TB
 	template   map[string]any
 	params     map[string]string
+	lists      map[string][]any // parameters of type CommaDelimitedList
 	conditions map[string]bool
 }
 
@@ -103,8 +108,12 @@ const (
 	testAccount = "123456789012"
 )
 
+// testOrigins are the made-up stacks' MiniAppOrigins.
+var testOrigins = []any{"https://app.example", "https://beta.app.example"}
+
 func newStack(t testing.TB, template map[string]any, env string) *stack {
-	s := &stack{t: t, template: template, params: map[string]string{"Environment": env}, conditions: map[string]bool{}}
+	s := &stack{t: t, template: template, params: map[string]string{"Environment": env},
+		lists: map[string][]any{"MiniAppOrigins": testOrigins}, conditions: map[string]bool{}}
 	for name, cond := range template["Conditions"].(map[string]any) {
 		s.conditions[name] = s.eval(cond).(bool)
 	}
@@ -124,8 +133,13 @@ func (s *stack) tableARN() string {
 	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", testRegion, testAccount, s.resource("Table")["Properties"].(map[string]any)["TableName"])
 }
 
-// ref is what Ref returns: a parameter's value, a table's name, a managed
-// policy's ARN.
+// bucketName is the name of the stack's receipts bucket.
+func (s *stack) bucketName() string {
+	return s.resource("ReceiptsBucket")["Properties"].(map[string]any)["BucketName"].(string)
+}
+
+// ref is what Ref returns: a parameter's value, a table's or a bucket's
+// name, a managed policy's ARN.
 func (s *stack) ref(name string) string {
 	if v, ok := s.params[name]; ok {
 		return v
@@ -135,6 +149,8 @@ func (s *stack) ref(name string) string {
 		return v
 	case name == "Table":
 		return s.resource("Table")["Properties"].(map[string]any)["TableName"].(string)
+	case name == "ReceiptsBucket":
+		return s.bucketName()
 	case strings.HasSuffix(name, "Policy"):
 		return fmt.Sprintf("arn:aws:iam::%s:policy/%s", testAccount, name)
 	}
@@ -142,9 +158,11 @@ func (s *stack) ref(name string) string {
 	return ""
 }
 
-// getAtt is what Fn::GetAtt returns for the table's attributes.
+// getAtt is what Fn::GetAtt returns for the table's and the bucket's attributes.
 func (s *stack) getAtt(resource, attr string) string {
 	switch resource + "." + attr {
+	case "ReceiptsBucket.Arn":
+		return "arn:aws:s3:::" + s.bucketName()
 	case "Table.Arn":
 		return s.tableARN()
 	case "Table.StreamArn":
@@ -186,6 +204,9 @@ func (s *stack) eval(v any) any {
 func (s *stack) function(fn string, arg any) (any, bool) {
 	switch fn {
 	case "Ref":
+		if list, ok := s.lists[arg.(string)]; ok {
+			return list, true
+		}
 		return s.ref(arg.(string)), true
 	case "Fn::GetAtt":
 		a := arg.([]any)
@@ -304,9 +325,11 @@ func TestTemplateDeletionPolicy(t *testing.T) {
 	require.Equal(t, "AWS::LanguageExtensions", template["Transform"])
 	want := map[string]string{"dev": "Delete", "staging": "Retain", "prod": "Retain"}
 	for _, env := range environments(t, template) {
-		table := newStack(t, template, env).resource("Table")
-		require.Equal(t, want[env], table["DeletionPolicy"], env)
-		require.Equal(t, want[env], table["UpdateReplacePolicy"], env)
+		for _, name := range []string{"Table", "ReceiptsBucket"} {
+			r := newStack(t, template, env).resource(name)
+			require.Equal(t, want[env], r["DeletionPolicy"], "%s %s", env, name)
+			require.Equal(t, want[env], r["UpdateReplacePolicy"], "%s %s", env, name)
+		}
 	}
 }
 
@@ -318,10 +341,114 @@ func TestTemplateOutputs(t *testing.T) {
 	}
 	arn := "arn:aws:dynamodb:eu-west-1:123456789012:table/FractiTable-prod"
 	require.Equal(t, map[string]any{
-		"TableName":         "FractiTable-prod",
-		"TableArn":          arn,
-		"StreamArn":         arn + "/stream/2024-01-01T00:00:00.000",
-		"ServerPolicyArn":   "arn:aws:iam::123456789012:policy/ServerPolicy",
-		"OperatorPolicyArn": "arn:aws:iam::123456789012:policy/OperatorPolicy",
+		"TableName":          "FractiTable-prod",
+		"TableArn":           arn,
+		"StreamArn":          arn + "/stream/2024-01-01T00:00:00.000",
+		"ReceiptsBucketName": "fracti-receipts-prod-123456789012-eu-west-1",
+		"ServerPolicyArn":    "arn:aws:iam::123456789012:policy/ServerPolicy",
+		"OperatorPolicyArn":  "arn:aws:iam::123456789012:policy/OperatorPolicy",
 	}, outputs)
+}
+
+// The receipts bucket is private and encrypted, owned by the account
+// alone, forgets uploads never confirmed (the tag objectstore puts on
+// them) and incomplete multipart uploads after a day, and lets only the
+// Mini App's origins PUT and GET with the headers presigned uploads carry.
+func TestTemplateReceiptsBucket(t *testing.T) {
+	template := loadTemplate(t)
+	// The headers a browser sends with a presigned upload, as objectstore makes it.
+	c, err := objectstore.New(objectstore.Options{Bucket: "b", Region: testRegion, Credentials: credentials.NewStaticCredentialsProvider("id", "secret", "")})
+	require.NoError(t, err)
+	upload, err := c.PresignPut(context.Background(), "receipts/g/e/u", "image/jpeg", 10, objectstore.PendingTagging, time.Minute)
+	require.NoError(t, err)
+	require.NotEmpty(t, upload.Headers)
+
+	for _, env := range environments(t, template) {
+		t.Run(env, func(t *testing.T) {
+			s := newStack(t, template, env)
+			props := s.resource("ReceiptsBucket")["Properties"].(map[string]any)
+			require.Equal(t, "fracti-receipts-"+env+"-123456789012-eu-west-1", props["BucketName"])
+			require.Equal(t, map[string]any{"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true},
+				props["PublicAccessBlockConfiguration"])
+			require.Equal(t, map[string]any{"ServerSideEncryptionConfiguration": []any{
+				map[string]any{"ServerSideEncryptionByDefault": map[string]any{"SSEAlgorithm": "AES256"}},
+			}}, props["BucketEncryption"])
+			require.Equal(t, map[string]any{"Rules": []any{map[string]any{"ObjectOwnership": "BucketOwnerEnforced"}}}, props["OwnershipControls"])
+
+			rules := props["LifecycleConfiguration"].(map[string]any)["Rules"].([]any)
+			require.ElementsMatch(t, []any{
+				map[string]any{"Id": "ExpirePendingUploads", "Status": "Enabled", "ExpirationInDays": 1,
+					"TagFilters": []any{map[string]any{"Key": objectstore.PendingTagKey, "Value": objectstore.PendingTagValue}}},
+				map[string]any{"Id": "AbortIncompleteMultipartUploads", "Status": "Enabled",
+					"AbortIncompleteMultipartUpload": map[string]any{"DaysAfterInitiation": 1}},
+			}, rules, "pending uploads (and only they: no prefix, no other tag) expire after a day")
+
+			cors := props["CorsConfiguration"].(map[string]any)["CorsRules"].([]any)
+			require.Len(t, cors, 1)
+			rule := cors[0].(map[string]any)
+			require.Equal(t, testOrigins, rule["AllowedOrigins"], "the Mini App's origins, from the parameter")
+			require.ElementsMatch(t, []any{"PUT", "GET", "HEAD"}, rule["AllowedMethods"])
+			var allowed []string
+			for _, h := range rule["AllowedHeaders"].([]any) {
+				allowed = append(allowed, strings.ToLower(h.(string)))
+			}
+			var sent []string
+			for _, h := range upload.Headers {
+				sent = append(sent, strings.ToLower(h.Name))
+			}
+			require.ElementsMatch(t, sent, allowed, "exactly the headers a presigned upload carries")
+
+			tags := map[string]any{}
+			for _, tag := range props["Tags"].([]any) {
+				tag := tag.(map[string]any)
+				tags[tag["Key"].(string)] = tag["Value"]
+			}
+			require.Equal(t, map[string]any{"app": "fracti", "env": env}, tags)
+
+			var keys []string
+			for k := range props {
+				keys = append(keys, k)
+			}
+			require.ElementsMatch(t, []string{"BucketName", "PublicAccessBlockConfiguration", "BucketEncryption", "OwnershipControls",
+				"LifecycleConfiguration", "CorsConfiguration", "Tags"}, keys, "nothing else is set (no website, no public policy)")
+
+			// Its policy refuses every call without TLS, and allows nothing.
+			policy := s.resource("ReceiptsBucketPolicy")["Properties"].(map[string]any)
+			require.Equal(t, s.bucketName(), policy["Bucket"])
+			arn := "arn:aws:s3:::" + s.bucketName()
+			require.Equal(t, []any{map[string]any{"Sid": "TLSOnly", "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+				"Resource":  []any{arn, arn + "/*"},
+				"Condition": map[string]any{"Bool": map[string]any{"aws:SecureTransport": false}}}},
+				policy["PolicyDocument"].(map[string]any)["Statement"])
+		})
+	}
+}
+
+// The server may touch the bucket's objects under receipts/ and avatars/
+// alone, with the object actions objectstore's calls and presigned
+// requests need, and list only under those prefixes; nothing of the
+// bucket's own settings. The operators' policy has no S3 at all.
+func TestTemplateServerPolicyOnTheBucket(t *testing.T) {
+	s := newStack(t, loadTemplate(t), "prod")
+	arn := "arn:aws:s3:::fracti-receipts-prod-123456789012-eu-west-1"
+	doc := s.resource("ServerPolicy")["Properties"].(map[string]any)["PolicyDocument"].(map[string]any)
+	var s3Statements []any
+	for _, st := range doc["Statement"].([]any) {
+		st := st.(map[string]any)
+		if strings.HasPrefix(fmt.Sprint(st["Action"]), "[s3:") || strings.HasPrefix(fmt.Sprint(st["Action"]), "s3:") {
+			s3Statements = append(s3Statements, st)
+		}
+	}
+	require.Equal(t, []any{
+		map[string]any{"Sid": "ReceiptObjects", "Effect": "Allow",
+			"Action":   []any{"s3:PutObject", "s3:GetObject", "s3:DeleteObject", "s3:PutObjectTagging", "s3:DeleteObjectTagging"},
+			"Resource": []any{arn + "/receipts/*", arn + "/avatars/*"}},
+		map[string]any{"Sid": "ReceiptListing", "Effect": "Allow", "Action": "s3:ListBucket", "Resource": arn,
+			"Condition": map[string]any{"StringLike": map[string]any{"s3:prefix": []any{"receipts/*", "avatars/*"}}}},
+	}, s3Statements)
+	for _, st := range s.policy("OperatorPolicy") {
+		for _, a := range st.Actions {
+			require.False(t, strings.HasPrefix(a, "s3:"), "operators' %s", a)
+		}
+	}
 }

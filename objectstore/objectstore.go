@@ -31,6 +31,17 @@ const DefaultTimeout = 5 * time.Second
 // default chain names one (a local store takes any).
 const DefaultRegion = "us-east-1"
 
+// The pending tag marks an upload not yet confirmed: a presigned PUT
+// carries it (PresignPut's tagging), the bucket's lifecycle rule expires
+// objects that still carry it after a day (deploy/fracti.yaml), and
+// ClearTags removes it once the upload is confirmed.
+const (
+	PendingTagKey   = "fracti-upload"
+	PendingTagValue = "pending"
+	// PendingTagging is the tag as PresignPut's tagging takes it.
+	PendingTagging = PendingTagKey + "=" + PendingTagValue
+)
+
 // idleConnsPerHost is how many connections to the store stay open between
 // calls: the SDK's default of 10 reconnects under a busy server's load.
 const idleConnsPerHost = 64

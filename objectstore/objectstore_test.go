@@ -107,7 +107,7 @@ func TestClearTags(t *testing.T) {
 	sdk := s3test.SDK(t)
 	key := "receipts/g/e/u"
 	_, err := sdk.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(c.Bucket()), Key: &key, Body: bytes.NewReader([]byte("jpeg")),
-		ContentType: aws.String("image/jpeg"), Tagging: aws.String("fracti-upload=pending")})
+		ContentType: aws.String("image/jpeg"), Tagging: aws.String(objectstore.PendingTagging)})
 	require.NoError(t, err)
 	o, err := c.Head(ctx, key)
 	require.NoError(t, err)

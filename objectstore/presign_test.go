@@ -119,7 +119,7 @@ func TestPresignedPut(t *testing.T) {
 	c := s3test.Client(t)
 	body := bytes.Repeat([]byte{0xff, 0xd8, 0xff, 0xe0}, 2500)
 	const key = "receipts/g1/e1/up1"
-	p, err := c.PresignPut(ctx, key, "image/jpeg", int64(len(body)), "fracti-upload=pending", time.Hour)
+	p, err := c.PresignPut(ctx, key, "image/jpeg", int64(len(body)), objectstore.PendingTagging, time.Hour)
 	require.NoError(t, err)
 	assert.Equal(t, "PUT", p.Method)
 	assert.Equal(t, []objectstore.Header{{Name: "Content-Type", Value: "image/jpeg"}, {Name: "X-Amz-Tagging", Value: "fracti-upload=pending"}}, p.Headers)
@@ -172,7 +172,7 @@ func TestPresignedPut(t *testing.T) {
 	assert.True(t, bytes.Equal(body, got))
 
 	// Expired: a URL good for a second, used once it has passed.
-	short, err := c.PresignPut(ctx, "receipts/g1/e1/up3", "image/png", 3, "fracti-upload=pending", time.Second)
+	short, err := c.PresignPut(ctx, "receipts/g1/e1/up3", "image/png", 3, objectstore.PendingTagging, time.Second)
 	require.NoError(t, err)
 	expire(short)
 	a = fetch(t, send(short, []byte("png")))[0]

@@ -28,9 +28,11 @@ installed() {
 }
 
 install() {
+  # curl signs the calls that check and set the server up (--aws-sigv4, curl 7.75+).
+  curl --help all 2>/dev/null | grep -q -- --aws-sigv4 || { echo "curl 7.75 or later (--aws-sigv4) is needed for the local S3 server" >&2; exit 1; }
   installed && return 0
   command -v go >/dev/null || { echo "Go is needed to build the local S3 server (versitygw)" >&2; exit 1; }
-  echo "Installing the local S3 server (versitygw $VERSION) into .local/versitygw with go install (about 100 s the first time) ..." >&2
+  echo "Installing the local S3 server (versitygw $VERSION) into .local/versitygw with go install (the first time it compiles for a few minutes) ..." >&2
   mkdir -p "$PREFIX"
   GOBIN="$PREFIX" GOFLAGS=-buildvcs=false go install "$MODULE/cmd/versitygw@$VERSION" >&2
   installed || { echo "go install left no versitygw $VERSION in .local/versitygw" >&2; exit 1; }
@@ -76,7 +78,8 @@ create_bucket() {
   local rule="" origin body md5
   for origin in "$@"; do rule+="<AllowedOrigin>$origin</AllowedOrigin>"; done
   body="<CORSConfiguration><CORSRule>$rule<AllowedMethod>PUT</AllowedMethod><AllowedMethod>GET</AllowedMethod><AllowedMethod>HEAD</AllowedMethod><AllowedHeader>Content-Type</AllowedHeader><AllowedHeader>x-amz-tagging</AllowedHeader><ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>3000</MaxAgeSeconds></CORSRule></CORSConfiguration>"
-  md5=$(printf '%s' "$body" | openssl md5 -binary | base64)
+  # S3 takes a bucket's configuration only with its digest (Node: make run needs it anyway).
+  md5=$(node -e 'process.stdout.write(require("crypto").createHash("md5").update(process.argv[1]).digest("base64"))' "$body")
   # "?cors=": curl signs the query as written, and the server reads "cors" as "cors=".
   [ "$(s3 PUT "$port" "/$bucket?cors=" -H "Content-MD5: $md5" --data-binary "$body")" = 200 ] ||
     { echo "Could not set CORS on the bucket $bucket" >&2; exit 1; }

@@ -18,7 +18,7 @@ if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-w
   echo "Installing the JavaScript clients for e2e/ (npm ci) ..." >&2
   npm ci --silent --no-audit --no-fund --prefix e2e >&2
 fi
-# The local S3 server is built from source the first time (go install, about 100 s).
+# The local S3 server is built from source the first time (go install: a few minutes).
 scripts/s3-local.sh install
 port=$(scripts/dynamodb-local.sh start-memory "$pidfile")
 echo "DynamoDB Local (in memory) on port $port" >&2

@@ -24,7 +24,7 @@ func TestRecorder(t *testing.T) {
 	b := c.Bucket()
 	obj := func(key string) string { return "arn:aws:s3:::" + b + "/" + key }
 
-	up, err := c.PresignPut(ctx, "receipts/g/e/u", "image/jpeg", 4, "fracti-upload=pending", time.Minute)
+	up, err := c.PresignPut(ctx, "receipts/g/e/u", "image/jpeg", 4, objectstore.PendingTagging, time.Minute)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(up.URL, rec.URL+"/"), "presigned through the Recorder")
 	require.Equal(t, http.StatusOK, do(t, up, "jpeg"))
