@@ -40,7 +40,7 @@ stop-s3: ## Stop the local S3 server that `make run` started
 	scripts/s3-local.sh stop .local/s3-local.pid
 
 help: ## This list, then the server's commands (go run . help)
-	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 	@echo
 	@echo "The server's commands (go run . <command>, or bin/fracti-api <command> after make build):"
 	@go run . help
