@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # `make test`: go vet, then every test with the race detector against a
-# DynamoDB Local started in memory on a free port and stopped afterwards.
+# DynamoDB Local started in memory on a free port and a local S3 server
+# (versitygw) on another, over a fresh directory; both stopped afterwards.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 mkdir -p .local
 pidfile="$ROOT/.local/test-dynamodb-$$.pid"
-trap 'scripts/dynamodb-local.sh stop "$pidfile"' EXIT
+s3pidfile="$ROOT/.local/test-s3-$$.pid"
+trap 'scripts/dynamodb-local.sh stop "$pidfile"; scripts/s3-local.sh stop "$s3pidfile"' EXIT
 # Java (DynamoDB Local), Node.js (the client tests), curl, Chromium (the
 # Playground's browser test), redis-server (the live broker's tests, which
 # start their own): installed when missing and possible.
@@ -16,8 +18,14 @@ if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-w
   echo "Installing the JavaScript clients for e2e/ (npm ci) ..." >&2
   npm ci --silent --no-audit --no-fund --prefix e2e >&2
 fi
+# The local S3 server is built from source the first time (go install, about 100 s).
+scripts/s3-local.sh install
 port=$(scripts/dynamodb-local.sh start-memory "$pidfile")
 echo "DynamoDB Local (in memory) on port $port" >&2
+s3port=$(scripts/s3-local.sh start-memory "$s3pidfile")
+echo "Local S3 server (versitygw) on port $s3port" >&2
+# Tests make their own buckets (internal/testkit/s3test): no S3_BUCKET.
+export S3_ENDPOINT="http://127.0.0.1:$s3port" S3_ACCESS_KEY_ID=fracti-local S3_SECRET_ACCESS_KEY=fracti-local-secret
 # GOTEST_FLAGS lets `make bench` run without the race detector; PACKAGES
 # narrows the run (`make fuzz` fuzzes one package at a time).
 # The output is kept in .local/test-output-<pid>.log and, when a test fails, its
