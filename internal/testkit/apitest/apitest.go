@@ -26,8 +26,8 @@ import (
 	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/objectstore"
 	"github.com/fracti/api/quota"
-	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/rates"
+	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
