@@ -16,5 +16,5 @@ import (
 // ExportUrls is the resolver for the exportUrls field.
 func (r *groupResolver) ExportUrls(ctx context.Context, obj *store.Group) (*model.ExportUrls, error) {
 	// Paths on this server: the configuration knows no public URL of it.
-	return &model.ExportUrls{JSON: export.Path(obj.ID, "json"), CSV: export.Path(obj.ID, "csv")}, nil
+	return &model.ExportUrls{JSON: export.Path(obj.ID, "json"), CSV: export.Path(obj.ID, "csv"), Zip: export.Path(obj.ID, "zip")}, nil
 }

@@ -299,6 +299,9 @@ func (w *writer) memberFields(fields []graphql.CollectedField, m *store.Member) 
 		case "wallet":
 			w.b.OptString(m.Wallet)
 		case "avatarUrl":
+			if store.IsStoredAvatar(m.AvatarURL) {
+				return false // an uploaded picture: its URL is minted (member.resolvers.go)
+			}
 			w.b.OptString(m.AvatarURL)
 		case "joinedAt":
 			w.b.Time(m.JoinedAt, scalar.DateTimeLayout)

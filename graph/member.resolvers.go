@@ -16,6 +16,11 @@ import (
 	"github.com/fracti/api/ton"
 )
 
+// AvatarURL is the resolver for the avatarUrl field.
+func (r *memberResolver) AvatarURL(ctx context.Context, obj *store.Member) (*string, error) {
+	return r.avatarURL(ctx, obj.GroupID, obj.AvatarURL)
+}
+
 // Group is the resolver for the group field.
 func (r *memberResolver) Group(ctx context.Context, obj *store.Member) (*store.Group, error) {
 	return group(ctx, obj.GroupID)

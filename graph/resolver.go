@@ -15,6 +15,7 @@ import (
 	"github.com/fracti/api/notify"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/rates"
+	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/telegram"
 	"github.com/fracti/api/tonverify"
@@ -51,6 +52,9 @@ type Resolver struct {
 	// TON checks TON payments on chain at submitSettlementTransaction (nil:
 	// submissions stay PENDING for a checker elsewhere).
 	TON *tonverify.Verifier
+	// Receipts attaches receipts and pictures in object storage (nil:
+	// refused as UNAVAILABLE, as a server without a bucket).
+	Receipts *receipts.Service
 }
 
 // Reminders reminds a group's debtors (notify.Notifier).

@@ -26,6 +26,7 @@ const ExportPath = export.PathPrefix
 var exportMedia = map[string]string{
 	"json": "application/json; charset=utf-8",
 	"csv":  "text/csv; charset=utf-8; header=present",
+	"zip":  "application/zip",
 }
 
 // groupIDPattern is what a group id looks like: anything else is no group.
@@ -42,6 +43,8 @@ type exportHandler struct {
 	metrics *metrics.Metrics
 	meter   *quota.Meter
 	now     func() time.Time
+	// objects opens the receipts a zip export carries (nil: no storage).
+	objects export.Objects
 }
 
 func (h exportHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -76,9 +79,12 @@ func (h exportHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", media)
 	w.Header().Set("Content-Disposition", x.ContentDisposition(ext))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	if ext == "csv" {
+	switch ext {
+	case "csv":
 		err = x.CSV(ctx, started)
-	} else {
+	case "zip":
+		err = x.Zip(ctx, started, h.objects)
+	default:
 		err = x.JSON(ctx, started)
 	}
 	if err == nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/fracti/api/auth"
+	"github.com/fracti/api/exchange/export"
 	"github.com/fracti/api/graph"
 	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/live"
@@ -26,6 +27,7 @@ import (
 	"github.com/fracti/api/playground"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/rates"
+	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/telegram"
 	"github.com/fracti/api/tonverify"
@@ -121,6 +123,18 @@ type Config struct {
 	Reminders graph.Reminders
 	// TON checks TON payments on chain (submitSettlementTransaction).
 	TON *tonverify.Verifier
+	// Receipts attaches receipts and pictures in object storage, and opens
+	// them for the zip export (nil: refused as without a bucket).
+	Receipts *receipts.Service
+}
+
+// receiptFiles is what the zip export opens receipts with: nil without
+// storage, where nothing could be uploaded.
+func receiptFiles(r *receipts.Service) export.Objects {
+	if !r.Configured() {
+		return nil
+	}
+	return r
 }
 
 // DefaultTokenCacheTTL is how long access token lookups are remembered by default.
@@ -187,7 +201,7 @@ func New(cfg Config) http.Handler {
 	hooks := metricHooks(cfg.Metrics)
 	gql := graph.NewHandler(&graph.Resolver{
 		Store: cfg.Store, Log: cfg.Log, Tokens: authn, Now: cfg.Now, InviteLinks: cfg.InviteLinks, Quota: meter, Live: cfg.Live,
-		Rates: cfg.Rates, Bot: cfg.Bot, Reminders: cfg.Reminders, TON: cfg.TON,
+		Rates: cfg.Rates, Bot: cfg.Bot, Reminders: cfg.Reminders, TON: cfg.TON, Receipts: cfg.Receipts,
 	},
 		graph.HandlerConfig{Limits: cfg.Limits, LoaderWait: cfg.LoaderWait, Calls: cfg.MaxDynamoDBCalls,
 			TrustedDocuments: cfg.TrustedDocuments, DisableIntrospection: cfg.DisableIntrospection, DisableSuggestions: cfg.DisableSuggestions,
@@ -239,7 +253,7 @@ func New(cfg Config) http.Handler {
 	}
 	// An export makes a Query per 100 items: no call budget (0), the request's deadline only.
 	mux.Handle("GET "+ExportPath+"{file}", withRequest(cfg.Log, 0, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(
-		exportHandler{store: cfg.Store, log: cfg.Log, metrics: cfg.Metrics, meter: meter, now: cfg.Now}))))
+		exportHandler{store: cfg.Store, log: cfg.Log, metrics: cfg.Metrics, meter: meter, now: cfg.Now, objects: receiptFiles(cfg.Receipts)}))))
 	mux.Handle("GET "+ExportMePath, withRequest(cfg.Log, 0, cfg.Metrics, withClientAddr(cfg.ClientIPHeader, authn.Middleware(
 		exportMeHandler{exportHandler{store: cfg.Store, log: cfg.Log, metrics: cfg.Metrics, meter: meter, now: cfg.Now}}))))
 	mux.Handle("GET /healthz", http.HandlerFunc(alive))

@@ -57,6 +57,8 @@ type Expense struct {
 	// SeriesID is the recurring expense it is an occurrence of; "" for
 	// an expense recorded by hand.
 	SeriesID string
+	// Receipts are the pictures and PDFs attached to it, oldest first.
+	Receipts []Receipt
 	// format is the formatVersion of the item it was read from.
 	format int
 }
@@ -144,7 +146,8 @@ type expenseRecord struct {
 	TTL           int64  `dynamodbav:"ttl,omitempty"`
 	FormatVersion int    `dynamodbav:"formatVersion,omitempty"`
 	conversionRecord
-	SeriesID string `dynamodbav:"seriesId,omitempty"`
+	SeriesID string          `dynamodbav:"seriesId,omitempty"`
+	Receipts []receiptRecord `dynamodbav:"receipts,omitempty"`
 }
 
 type splitRecord struct {
@@ -185,7 +188,7 @@ func (e *Expense) record() expenseRecord {
 		Description: e.Description, SplitType: string(e.SplitType), Splits: splits, Payers: payers,
 		Category: e.Category, CreatedAt: ts, CreatedBy: e.CreatedBy,
 		Version: e.Version, FormatVersion: formatCurrent, SpentOn: e.SpentOn, conversionRecord: conversionRecordOf(e.Conversion),
-		SeriesID: e.SeriesID,
+		SeriesID: e.SeriesID, Receipts: receiptRecords(e.Receipts),
 	}
 	if !e.SpentAt.IsZero() && !e.SpentAt.Equal(e.CreatedAt) {
 		r.SpentAt = formatTime(e.SpentAt)
@@ -200,6 +203,13 @@ func (e *Expense) record() expenseRecord {
 		r.GSI1PK, r.GSI1SK = "", "" // and out of its series' occurrences
 		r.DeletedAt, r.DeletedBy = formatTime(*e.DeletedAt), e.DeletedBy
 		r.TTL = e.DeletedAt.Add(RestoreWindow).Unix()
+		if len(e.Receipts) > 0 {
+			// Listed for the purge job, which deletes the receipts'
+			// objects before the tombstone; TTL waits a little longer.
+			purgeAfter := e.DeletedAt.Add(RestoreWindow)
+			r.GSI1PK, r.GSI1SK = receiptsPurgeGSI1PK, receiptsPurgeGSI1SK(formatTime(purgeAfter), e.GroupID, e.ID)
+			r.TTL = purgeAfter.Add(ReceiptPurgeGrace).Unix()
+		}
 	}
 	return r
 }
@@ -261,6 +271,9 @@ func (r *expenseRecord) expense() (Expense, error) {
 		return Expense{}, fmt.Errorf("expense %s: %w", r.ID, err)
 	}
 	e.SpentOn = e.spentOn()
+	if e.Receipts, err = receiptsOf(r.GroupID, r.ID, r.Receipts); err != nil {
+		return Expense{}, err
+	}
 	if r.DeletedAt != "" {
 		deleted, err := parseTime(r.DeletedAt)
 		if err != nil {

@@ -10,7 +10,10 @@ import (
 
 // Group is a Telegram group or chat whose expenses are tracked together.
 type Group struct {
-	ID          string
+	ID string
+	// AvatarURL is the storage path of the group's picture (SetAvatar); ""
+	// without one.
+	AvatarURL   string
 	ChatID      string // Telegram chat id; empty when the group is not tied to a chat
 	Title       string
 	Currency    money.Currency // the default currency of the group's expenses
@@ -127,6 +130,8 @@ type groupRecord struct {
 	// is set when the purge has begun: a restore is then refused.
 	PurgeAfter string `dynamodbav:"purgeAfter,omitempty"`
 	Purging    bool   `dynamodbav:"purging,omitempty"`
+	// AvatarURL is the storage path of the group's uploaded picture.
+	AvatarURL string `dynamodbav:"avatarUrl,omitempty"`
 }
 
 // Attributes of the group and ledger items that expressions name.
@@ -193,7 +198,7 @@ func (g Group) record() groupRecord {
 		CreatedAt: formatTime(g.CreatedAt), MemberCount: g.MemberCount,
 		Version: g.Version, FormatVersion: formatCurrent, JoinByID: g.JoinByID, TimeZone: g.TimeZone,
 		ChatLanguage: g.ChatLanguage, ChatConnectedBy: g.ChatConnectedBy, WeeklyReminder: g.WeeklyReminder,
-		DaysKept: g.DaysKept, RolesKept: g.RolesKept,
+		DaysKept: g.DaysKept, RolesKept: g.RolesKept, AvatarURL: g.AvatarURL,
 	}
 	if g.AdminOnly != nil {
 		r.AdminOnly = adminOnlyText(g.AdminOnly)
@@ -223,7 +228,7 @@ func (r *groupRecord) group() (Group, error) {
 		SettlementConfirmation: ConfirmByRecipient, Version: max(r.Version, 1), JoinByID: r.JoinByID,
 		TimeZone: r.TimeZone, ChatLanguage: r.ChatLanguage, ChatConnectedBy: r.ChatConnectedBy,
 		WeeklyReminder: r.WeeklyReminder, RolesKept: r.RolesKept, AdminOnly: adminOnlyOf(r.AdminOnly), DaysKept: r.DaysKept,
-		PairwiseDebts: r.SimplifyDebts != nil && !*r.SimplifyDebts,
+		PairwiseDebts: r.SimplifyDebts != nil && !*r.SimplifyDebts, AvatarURL: r.AvatarURL,
 	}
 	if r.SettlementConfirmation == string(ConfirmByEitherParty) {
 		g.SettlementConfirmation = ConfirmByEitherParty

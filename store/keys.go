@@ -20,7 +20,8 @@ import (
 //	expense              GROUP#<groupId>     TX#<createdAt>#<expenseId>                                        EXPENSE#<expenseId> / <groupId>  USER#<payerId> / TX#<createdAt>#<expenseId>
 //	expense participant  GROUP#<groupId>     PART#<expenseId>#<userId>        USER#<userId> / OWES#<createdAt>#<expenseId>                                     USER#<userId> / TX#<createdAt>#<expenseId>
 //	settlement           GROUP#<groupId>     SETTLE#<createdAt>#<settlementId>                                 SETTLEMENT#<id> / <groupId>      USER#<fromUserId> / SETTLE#<createdAt>#<settlementId>
-//	deleted expense      GROUP#<groupId>     DELETED#<createdAt>#<expenseId>                                   EXPENSE#<expenseId> / <groupId>  (expires: ttl)
+//	deleted expense      GROUP#<groupId>     DELETED#<createdAt>#<expenseId>  PURGE#RECEIPTS / <purgeAfter>#<groupId>#<expenseId> (with receipts only)  EXPENSE#<expenseId> / <groupId>  (expires: ttl)
+//	pending upload       GROUP#<groupId>     UPLOAD#<uploadId>                (expires: ttl)
 //	expense day          GROUP#<groupId>     DAY#<spentOn>#<createdAt>#<expenseId>
 //	expense revision     GROUP#<groupId>     REV#<expenseId>#<version>
 //	activity event       GROUP#<groupId>     EVENT#<seq>
@@ -523,6 +524,32 @@ func tonCheckGSI1SK(nextAt, settlementID string) string { return nextAt + "#" + 
 
 // purgeGSI1PK lists deleted groups by the time they may be purged.
 const purgeGSI1PK = "PURGE"
+
+// receiptsPurgeGSI1PK lists deleted expenses that hold receipts by the time
+// their tombstone may be purged: the receipts' objects go first
+// (purge_receipts.go), which a TTL deletion could not do.
+const receiptsPurgeGSI1PK = "PURGE#RECEIPTS"
+
+// receiptsPurgeGSI1SK orders a deleted expense with receipts by when it may
+// be purged (formatTime).
+func receiptsPurgeGSI1SK(purgeAfter, groupID, expenseID string) string {
+	return purgeAfter + "#" + groupID + "#" + expenseID
+}
+
+// parseReceiptsPurgeGSI1SK reads back receiptsPurgeGSI1SK.
+func parseReceiptsPurgeGSI1SK(sk string) (groupID, expenseID string, ok bool) {
+	parts := strings.Split(sk, "#")
+	if len(parts) != 3 {
+		return "", "", false
+	}
+	return parts[1], parts[2], true
+}
+
+// prefixUpload starts a pending upload's sort key.
+const prefixUpload = "UPLOAD#"
+
+// uploadSK is a pending upload in its group's partition: UPLOAD#<uploadId>.
+func uploadSK(uploadID string) string { return prefixUpload + uploadID }
 
 // purgeGSI1SK orders a deleted group by when it may be purged (formatTime).
 func purgeGSI1SK(purgeAfter, groupID string) string { return purgeAfter + "#" + groupID }

@@ -48,6 +48,13 @@ type PurgeRun struct {
 // passed. Errors of one group do not stop the others; they are returned
 // together.
 func (s *Store) PurgeDeletedGroups(ctx context.Context) (PurgeRun, error) {
+	return s.PurgeDeletedGroupsWith(ctx, nil)
+}
+
+// PurgeDeletedGroupsWith is PurgeDeletedGroups that first deletes each
+// group's objects in storage (none without objects): a group whose objects
+// could not all be deleted keeps its items, and is purged again next run.
+func (s *Store) PurgeDeletedGroupsWith(ctx context.Context, objects PurgeObjects) (PurgeRun, error) {
 	items, err := s.collect(ctx, listQuery{
 		list: "purge", index: indexGSI1, keyCond: gsi1UpToCond, forward: true,
 		values: map[string]types.AttributeValue{":pk": str(purgeGSI1PK), ":to": str(upTo(formatTime(s.now())))},
@@ -59,7 +66,7 @@ func (s *Store) PurgeDeletedGroups(ctx context.Context) (PurgeRun, error) {
 	var errs []error
 	for _, it := range items {
 		groupID := itemGroupID(it)
-		n, err := s.purgeGroup(ctx, groupID)
+		n, err := s.purgeGroup(ctx, groupID, objects)
 		run.Items += n
 		if err != nil {
 			errs = append(errs, fmt.Errorf("purge group %s: %w", groupID, err))
@@ -77,7 +84,7 @@ func (s *Store) PurgeDeletedGroups(ctx context.Context) (PurgeRun, error) {
 
 // purgeGroup deletes every item of one deleted group, and reports how many
 // it deleted (0 when the group was restored meanwhile, or already gone).
-func (s *Store) purgeGroup(ctx context.Context, groupID string) (int, error) {
+func (s *Store) purgeGroup(ctx context.Context, groupID string, objects PurgeObjects) (int, error) {
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: &s.table, Key: tableKey(groupPK(groupID), skMetadata),
 		UpdateExpression:          aws.String("SET " + attrPurging + " = :true"),
@@ -94,6 +101,12 @@ func (s *Store) purgeGroup(ctx context.Context, groupID string) (int, error) {
 	var meta groupRecord
 	if err := attributevalue.UnmarshalMap(out.Attributes, &meta); err != nil {
 		return 0, fmt.Errorf("decode group: %w", err)
+	}
+	if objects != nil {
+		// First, while the group's items still name them.
+		if err := objects.PurgeGroupObjects(ctx, groupID); err != nil {
+			return 0, fmt.Errorf("delete the group's objects: %w", err)
+		}
 	}
 	n, err := s.purgePartition(ctx, groupID)
 	if err != nil {
@@ -177,8 +190,6 @@ func (s *Store) purgeElsewhere(ctx context.Context, groupID, chatID string) (int
 			return 0, err
 		}
 	}
-	// Receipts (S3 objects of the group's expenses) are deleted here once
-	// they exist, before the group's items that name them are gone for good.
 	return len(keys), s.deleteKeys(ctx, keys)
 }
 

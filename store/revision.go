@@ -149,10 +149,13 @@ func expenseDisplay(e *Expense) map[string]string {
 	}
 	d[FieldSplits] = strings.Join(splits, "; ")
 	addConversionDisplay(d, e.Conversion)
+	if v, ok := receiptsDisplay(e.Receipts); ok {
+		d[FieldReceipts] = v
+	}
 	return d
 }
 
-var expenseFields = append([]string{FieldAmount, FieldCurrency, FieldDescription, FieldCategory, FieldSpentAt, FieldPayers, FieldSplitType, FieldSplits}, conversionFields...)
+var expenseFields = append(append([]string{FieldAmount, FieldCurrency, FieldDescription, FieldCategory, FieldSpentAt, FieldPayers, FieldSplitType, FieldSplits}, conversionFields...), FieldReceipts)
 
 // ExpenseChanges lists the fields whose display differs between two states
 // of an expense; with before nil (a creation), every field after has.

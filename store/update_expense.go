@@ -28,6 +28,31 @@ func (s *Store) UpdateExpense(ctx context.Context, old, next Expense, groupTitle
 // updateExpense is UpdateExpense, with extra changes for its revision and
 // event beyond what the expense's fields show.
 func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle, editor string, extra ...Change) (Expense, error) {
+	// An edit of its fields keeps its receipts: they change only by
+	// AddReceipt and RemoveReceipt.
+	next.Receipts = old.Receipts
+	return s.editExpense(ctx, old, next, groupTitle, editor, expenseEdit{event: EventExpenseUpdated, extra: extra})
+}
+
+// expenseEdit is what kind of edit editExpense writes: its event's type,
+// changes for its revision and event beyond what the expense's fields show,
+// and more writes for the same transaction (after the expense's own).
+type expenseEdit struct {
+	event EventType
+	extra []Change
+	items []types.TransactWriteItem
+}
+
+// errEditItemRefused says that the condition of expenseEdit.items[i]
+// failed.
+type errEditItemRefused struct{ i int }
+
+func (e errEditItemRefused) Error() string {
+	return fmt.Sprintf("the condition of the edit's item %d failed", e.i)
+}
+
+// editExpense writes old's next version as how says (updateExpense).
+func (s *Store) editExpense(ctx context.Context, old, next Expense, groupTitle, editor string, how expenseEdit) (Expense, error) {
 	if old.DeletedAt != nil {
 		return Expense{}, conflictf("the expense is deleted; restore it before editing it")
 	}
@@ -46,7 +71,7 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 	next.own()
 	now := s.stamp()
 	rev := revisionOf(RevisionUpdated, &old, &next, editor, now)
-	rev.raw = append(rev.raw, extra...)
+	rev.raw = append(rev.raw, how.extra...)
 	rev.Changes = renderChanges(changeRecords(rev.raw), nil)
 	if len(rev.Changes) == 0 {
 		return old, nil
@@ -80,11 +105,13 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 		return Expense{}, err
 	}
 	items = append(items, days...)
+	first := len(items) + 1 // how.items' place in the transaction, after the ledger
+	items = append(items, how.items...)
 	if n := len(items) + 2; n > maxTransactItems { // with the ledger and the event
 		return Expense{}, fmt.Errorf("%w: this edit would write %d items (the expense, its balances, %d participant records and its history), and one transaction holds at most %d; change fewer members at once",
 			ErrTooManyItems, n, len(parts), maxTransactItems)
 	}
-	ev := expenseEvent(EventExpenseUpdated, &next, editor, now, rev.raw)
+	ev := expenseEvent(how.event, &next, editor, now, rev.raw)
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		if len(balances) > 0 {
 			l.changeBalances(mustBeMembers, next.Amount.Currency(), s.maxCurrencies)
@@ -94,6 +121,11 @@ func (s *Store) updateExpense(ctx context.Context, old, next Expense, groupTitle
 		}
 		return items, nil
 	})
+	for i := range how.items {
+		if condFailedAt(err, first+i) {
+			return Expense{}, errEditItemRefused{i}
+		}
+	}
 	switch {
 	case condFailedAt(err, 1):
 		return Expense{}, s.versionConflict(err, 1)

@@ -23,6 +23,12 @@ func (x Export) ContentDisposition(ext string) string {
 	return fmt.Sprintf(`attachment; filename="%s%s"; filename*=UTF-8''%s%s`, ascii, suffix, percentEncode(title), suffix)
 }
 
+// Filename is the name ContentDisposition gives the export's file with the
+// extension ext, in ASCII: what a zip export names its entries.
+func (x Export) Filename(ext string) string {
+	return safeTitle(x.Group.Title, true) + "-" + x.Now.In(x.location()).Format(store.DayLayout) + "." + ext
+}
+
 // safeTitle is the title as a file name may hold it: letters, digits,
 // spaces and -_.() kept (in ascii, only ASCII ones), anything else "_",
 // runs of "_" made one, trimmed and bounded; "group" when nothing is left.

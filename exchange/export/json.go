@@ -165,6 +165,12 @@ func jsonExpense(e *store.Expense) fractijson.Expense {
 		}
 		out.Splits[i] = s
 	}
+	for _, r := range e.Receipts {
+		out.Receipts = append(out.Receipts, fractijson.Receipt{
+			ID: r.ID, Key: store.ReceiptObjectKey(e.GroupID, e.ID, r.ID), File: ReceiptFile(&r),
+			ContentType: r.ContentType, Size: r.Size, UploadedBy: r.UploadedBy, UploadedAt: utcMillis(r.UploadedAt),
+		})
+	}
 	if c := e.Conversion; c != nil {
 		out.Conversion = &fractijson.Conversion{
 			OriginalAmount: c.Original.String(), OriginalCurrency: c.Original.Currency().Code(),

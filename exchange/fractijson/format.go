@@ -68,6 +68,21 @@ type Expense struct {
 	Splits     []Split     `json:"splits"`
 	Conversion *Conversion `json:"conversion,omitempty"`
 	SeriesID   string      `json:"seriesId,omitempty"`
+	// Receipts are the files attached to it (an export lists them; an
+	// import leaves them: their bytes are in the zip export, not here).
+	Receipts []Receipt `json:"receipts,omitempty"`
+}
+
+// Receipt is a file attached to an expense: where the zip export holds it
+// (File) and where the server's storage does (Key).
+type Receipt struct {
+	ID          string    `json:"id"`
+	Key         string    `json:"key"`
+	File        string    `json:"file"`
+	ContentType string    `json:"contentType"`
+	Size        int64     `json:"size"`
+	UploadedBy  string    `json:"uploadedBy"`
+	UploadedAt  time.Time `json:"uploadedAt"`
 }
 
 // Payer is what one member paid of an expense.

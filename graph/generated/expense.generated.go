@@ -644,6 +644,38 @@ func (ec *executionContext) fieldContext_Expense_rateDate(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Expense", field, true, false, "Date")
 }
 
+func (ec *executionContext) _Expense_receipts(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_receipts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Receipts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []store.Receipt) graphql.Marshaler {
+			return ec.marshalNReceipt2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐReceiptᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_receipts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Expense",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Receipt(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Expense_recurrence(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1783,6 +1815,11 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 		case "rateDate":
 			out.Values[i] = ec._Expense_rateDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "receipts":
+			out.Values[i] = ec._Expense_receipts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "recurrence":

@@ -69,6 +69,29 @@ func (ec *executionContext) fieldContext_ExportUrls_csv(_ context.Context, field
 	return graphql.NewScalarFieldContext("ExportUrls", field, false, false, "String")
 }
 
+func (ec *executionContext) _ExportUrls_zip(ctx context.Context, field graphql.CollectedField, obj *model.ExportUrls) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExportUrls_zip(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Zip, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExportUrls_zip(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExportUrls", field, false, false, "String")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -99,6 +122,11 @@ func (ec *executionContext) _ExportUrls(ctx context.Context, sel ast.SelectionSe
 			}
 		case "csv":
 			out.Values[i] = ec._ExportUrls_csv(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "zip":
+			out.Values[i] = ec._ExportUrls_zip(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

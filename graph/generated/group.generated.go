@@ -34,6 +34,7 @@ type GroupResolver interface {
 	JoinByIDAllowed(ctx context.Context, obj *store.Group) (bool, error)
 	Changes(ctx context.Context, obj *store.Group, since *string, first *int) (*store.Changes, error)
 	SyncToken(ctx context.Context, obj *store.Group) (string, error)
+	AvatarURL(ctx context.Context, obj *store.Group) (*string, error)
 	RecurringExpenses(ctx context.Context, obj *store.Group, first *int, after *string) (*model.RecurringExpenseConnection, error)
 
 	ViewerRole(ctx context.Context, obj *store.Group) (store.Role, error)
@@ -989,6 +990,29 @@ func (ec *executionContext) fieldContext_Group_syncToken(_ context.Context, fiel
 	return graphql.NewScalarFieldContext("Group", field, true, true, "String")
 }
 
+func (ec *executionContext) _Group_avatarUrl(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Group_avatarUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Group().AvatarURL(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Group_avatarUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Group", field, true, true, "String")
+}
+
 func (ec *executionContext) _Group_recurringExpenses(ctx context.Context, field graphql.CollectedField, obj *store.Group) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1517,6 +1541,12 @@ func (ec *executionContext) _Group(ctx context.Context, sel ast.SelectionSet, ob
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Group_syncToken(ctx, field, obj)
+				})
+		case "avatarUrl":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Group_avatarUrl(ctx, field, obj)
 				})
 		case "recurringExpenses":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

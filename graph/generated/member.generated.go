@@ -18,6 +18,8 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type MemberResolver interface {
+	AvatarURL(ctx context.Context, obj *store.Member) (*string, error)
+
 	Group(ctx context.Context, obj *store.Member) (*store.Group, error)
 	Balances(ctx context.Context, obj *store.Member) ([]model.Balance, error)
 
@@ -158,7 +160,7 @@ func (ec *executionContext) _Member_avatarUrl(ctx context.Context, field graphql
 			return ec.fieldContext_Member_avatarUrl(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.AvatarURLOrNil(), nil
+			return ec.Resolvers.Member().AvatarURL(ctx, obj)
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -169,7 +171,7 @@ func (ec *executionContext) _Member_avatarUrl(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Member_avatarUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Member", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Member", field, true, true, "String")
 }
 
 func (ec *executionContext) _Member_joinedAt(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
@@ -441,10 +443,11 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "avatarUrl":
-			out.Values[i] = ec._Member_avatarUrl(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Member_avatarUrl(ctx, field, obj)
+				})
 		case "joinedAt":
 			out.Values[i] = ec._Member_joinedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -39,6 +39,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Payment() PaymentResolver
 	Query() QueryResolver
+	Receipt() ReceiptResolver
 	RecurringExpense() RecurringExpenseResolver
 	Settlement() SettlementResolver
 	Share() ShareResolver
@@ -70,6 +71,14 @@ type ComplexityRoot struct {
 	ActivityEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	AvatarUpload struct {
+		ExpiresAt func(childComplexity int) int
+		Headers   func(childComplexity int) int
+		Method    func(childComplexity int) int
+		URL       func(childComplexity int) int
+		UploadID  func(childComplexity int) int
 	}
 
 	Balance struct {
@@ -160,6 +169,7 @@ type ComplexityRoot struct {
 		Rate             func(childComplexity int) int
 		RateDate         func(childComplexity int) int
 		RateSource       func(childComplexity int) int
+		Receipts         func(childComplexity int) int
 		Recurrence       func(childComplexity int) int
 		RestorableUntil  func(childComplexity int) int
 		SpentAt          func(childComplexity int) int
@@ -192,6 +202,7 @@ type ComplexityRoot struct {
 	ExportUrls struct {
 		CSV  func(childComplexity int) int
 		JSON func(childComplexity int) int
+		Zip  func(childComplexity int) int
 	}
 
 	FieldChange struct {
@@ -204,6 +215,7 @@ type ComplexityRoot struct {
 		Activity               func(childComplexity int, first *int, after *string) int
 		AdminOnlyActions       func(childComplexity int) int
 		ArchivedAt             func(childComplexity int) int
+		AvatarURL              func(childComplexity int) int
 		Balances               func(childComplexity int) int
 		Changes                func(childComplexity int, since *string, first *int) int
 		ChatID                 func(childComplexity int) int
@@ -274,6 +286,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	HttpHeader struct {
+		Name  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
 	ImportProblem struct {
 		Field    func(childComplexity int) int
 		Line     func(childComplexity int) int
@@ -313,7 +330,7 @@ type ComplexityRoot struct {
 	}
 
 	Member struct {
-		AvatarURLOrNil       func(childComplexity int) int
+		AvatarURL            func(childComplexity int) int
 		Balances             func(childComplexity int) int
 		ClaimedBy            func(childComplexity int) int
 		Group                func(childComplexity int) int
@@ -351,16 +368,21 @@ type ComplexityRoot struct {
 		AddPlaceholderMember        func(childComplexity int, groupID string, name string) int
 		ArchiveGroup                func(childComplexity int, id string) int
 		ClaimPlaceholder            func(childComplexity int, groupID string, placeholderID string) int
+		ConfirmAvatar               func(childComplexity int, groupID string, uploadID string) int
+		ConfirmReceipt              func(childComplexity int, expenseID string, uploadID string) int
 		ConnectTelegramChat         func(childComplexity int, groupID string, chatID string) int
 		CreateAccessToken           func(childComplexity int, input model.CreateAccessTokenInput) int
+		CreateAvatarUpload          func(childComplexity int, groupID string, memberID *string, contentType string, size int) int
 		CreateExpense               func(childComplexity int, input model.CreateExpenseInput) int
 		CreateGroup                 func(childComplexity int, input model.CreateGroupInput) int
 		CreateInvite                func(childComplexity int, groupID string, input *model.CreateInviteInput) int
+		CreateReceiptUpload         func(childComplexity int, expenseID string, contentType string, size int) int
 		CreateRecurringExpense      func(childComplexity int, input model.CreateRecurringExpenseInput) int
 		CreateSettlement            func(childComplexity int, input model.CreateSettlementInput) int
 		DeleteComment               func(childComplexity int, id string) int
 		DeleteExpense               func(childComplexity int, id string) int
 		DeleteGroup                 func(childComplexity int, id string) int
+		DeleteReceipt               func(childComplexity int, id string) int
 		DeleteRecurringExpense      func(childComplexity int, id string) int
 		DisconnectTelegramChat      func(childComplexity int, groupID string) int
 		EraseMyData                 func(childComplexity int, confirm string) int
@@ -369,6 +391,7 @@ type ComplexityRoot struct {
 		LeaveGroup                  func(childComplexity int, groupID string) int
 		PauseRecurringExpense       func(childComplexity int, id string) int
 		RemindDebtors               func(childComplexity int, groupID string) int
+		RemoveAvatar                func(childComplexity int, groupID string, memberID *string) int
 		RemoveMember                func(childComplexity int, groupID string, userID string) int
 		RestoreExpense              func(childComplexity int, id string) int
 		RestoreGroup                func(childComplexity int, id string) int
@@ -418,6 +441,28 @@ type ComplexityRoot struct {
 		Node       func(childComplexity int, id string) int
 		Nodes      func(childComplexity int, ids []string) int
 		Settlement func(childComplexity int, id string) int
+	}
+
+	Receipt struct {
+		ContentType  func(childComplexity int) int
+		Height       func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Pages        func(childComplexity int) int
+		Size         func(childComplexity int) int
+		ThumbnailURL func(childComplexity int) int
+		URL          func(childComplexity int) int
+		UploadedAt   func(childComplexity int) int
+		UploadedBy   func(childComplexity int) int
+		UrlsExpireAt func(childComplexity int) int
+		Width        func(childComplexity int) int
+	}
+
+	ReceiptUpload struct {
+		ExpiresAt func(childComplexity int) int
+		Headers   func(childComplexity int) int
+		Method    func(childComplexity int) int
+		URL       func(childComplexity int) int
+		UploadID  func(childComplexity int) int
 	}
 
 	RecurringExpense struct {
@@ -657,6 +702,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ActivityEdge.Node(childComplexity), true
+
+	case "AvatarUpload.expiresAt":
+		if e.ComplexityRoot.AvatarUpload.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvatarUpload.ExpiresAt(childComplexity), true
+	case "AvatarUpload.headers":
+		if e.ComplexityRoot.AvatarUpload.Headers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvatarUpload.Headers(childComplexity), true
+	case "AvatarUpload.method":
+		if e.ComplexityRoot.AvatarUpload.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvatarUpload.Method(childComplexity), true
+	case "AvatarUpload.url":
+		if e.ComplexityRoot.AvatarUpload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvatarUpload.URL(childComplexity), true
+	case "AvatarUpload.uploadId":
+		if e.ComplexityRoot.AvatarUpload.UploadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvatarUpload.UploadID(childComplexity), true
 
 	case "Balance.currency":
 		if e.ComplexityRoot.Balance.Currency == nil {
@@ -1032,6 +1108,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.RateSource(childComplexity), true
+	case "Expense.receipts":
+		if e.ComplexityRoot.Expense.Receipts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.Receipts(childComplexity), true
 	case "Expense.recurrence":
 		if e.ComplexityRoot.Expense.Recurrence == nil {
 			break
@@ -1156,6 +1238,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ExportUrls.JSON(childComplexity), true
+	case "ExportUrls.zip":
+		if e.ComplexityRoot.ExportUrls.Zip == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExportUrls.Zip(childComplexity), true
 
 	case "FieldChange.after":
 		if e.ComplexityRoot.FieldChange.After == nil {
@@ -1199,6 +1287,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Group.ArchivedAt(childComplexity), true
+	case "Group.avatarUrl":
+		if e.ComplexityRoot.Group.AvatarURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Group.AvatarURL(childComplexity), true
 	case "Group.balances":
 		if e.ComplexityRoot.Group.Balances == nil {
 			break
@@ -1546,6 +1640,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.GroupEventEdge.Node(childComplexity), true
 
+	case "HttpHeader.name":
+		if e.ComplexityRoot.HttpHeader.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HttpHeader.Name(childComplexity), true
+	case "HttpHeader.value":
+		if e.ComplexityRoot.HttpHeader.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HttpHeader.Value(childComplexity), true
+
 	case "ImportProblem.field":
 		if e.ComplexityRoot.ImportProblem.Field == nil {
 			break
@@ -1707,11 +1814,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.Invite.Uses(childComplexity), true
 
 	case "Member.avatarUrl":
-		if e.ComplexityRoot.Member.AvatarURLOrNil == nil {
+		if e.ComplexityRoot.Member.AvatarURL == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Member.AvatarURLOrNil(childComplexity), true
+		return e.ComplexityRoot.Member.AvatarURL(childComplexity), true
 	case "Member.balances":
 		if e.ComplexityRoot.Member.Balances == nil {
 			break
@@ -1886,6 +1993,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ClaimPlaceholder(childComplexity, args["groupId"].(string), args["placeholderId"].(string)), true
+	case "Mutation.confirmAvatar":
+		if e.ComplexityRoot.Mutation.ConfirmAvatar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_confirmAvatar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ConfirmAvatar(childComplexity, args["groupId"].(string), args["uploadId"].(string)), true
+	case "Mutation.confirmReceipt":
+		if e.ComplexityRoot.Mutation.ConfirmReceipt == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_confirmReceipt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ConfirmReceipt(childComplexity, args["expenseId"].(string), args["uploadId"].(string)), true
 	case "Mutation.connectTelegramChat":
 		if e.ComplexityRoot.Mutation.ConnectTelegramChat == nil {
 			break
@@ -1908,6 +2037,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAccessToken(childComplexity, args["input"].(model.CreateAccessTokenInput)), true
+	case "Mutation.createAvatarUpload":
+		if e.ComplexityRoot.Mutation.CreateAvatarUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createAvatarUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateAvatarUpload(childComplexity, args["groupId"].(string), args["memberId"].(*string), args["contentType"].(string), args["size"].(int)), true
 	case "Mutation.createExpense":
 		if e.ComplexityRoot.Mutation.CreateExpense == nil {
 			break
@@ -1941,6 +2081,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateInvite(childComplexity, args["groupId"].(string), args["input"].(*model.CreateInviteInput)), true
+	case "Mutation.createReceiptUpload":
+		if e.ComplexityRoot.Mutation.CreateReceiptUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createReceiptUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateReceiptUpload(childComplexity, args["expenseId"].(string), args["contentType"].(string), args["size"].(int)), true
 	case "Mutation.createRecurringExpense":
 		if e.ComplexityRoot.Mutation.CreateRecurringExpense == nil {
 			break
@@ -1996,6 +2147,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteGroup(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteReceipt":
+		if e.ComplexityRoot.Mutation.DeleteReceipt == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteReceipt_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteReceipt(childComplexity, args["id"].(string)), true
 	case "Mutation.deleteRecurringExpense":
 		if e.ComplexityRoot.Mutation.DeleteRecurringExpense == nil {
 			break
@@ -2084,6 +2246,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RemindDebtors(childComplexity, args["groupId"].(string)), true
+	case "Mutation.removeAvatar":
+		if e.ComplexityRoot.Mutation.RemoveAvatar == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeAvatar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveAvatar(childComplexity, args["groupId"].(string), args["memberId"].(*string)), true
 	case "Mutation.removeMember":
 		if e.ComplexityRoot.Mutation.RemoveMember == nil {
 			break
@@ -2399,6 +2572,104 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Settlement(childComplexity, args["id"].(string)), true
+
+	case "Receipt.contentType":
+		if e.ComplexityRoot.Receipt.ContentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.ContentType(childComplexity), true
+	case "Receipt.height":
+		if e.ComplexityRoot.Receipt.Height == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.Height(childComplexity), true
+	case "Receipt.id":
+		if e.ComplexityRoot.Receipt.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.ID(childComplexity), true
+	case "Receipt.pages":
+		if e.ComplexityRoot.Receipt.Pages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.Pages(childComplexity), true
+	case "Receipt.size":
+		if e.ComplexityRoot.Receipt.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.Size(childComplexity), true
+	case "Receipt.thumbnailUrl":
+		if e.ComplexityRoot.Receipt.ThumbnailURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.ThumbnailURL(childComplexity), true
+	case "Receipt.url":
+		if e.ComplexityRoot.Receipt.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.URL(childComplexity), true
+	case "Receipt.uploadedAt":
+		if e.ComplexityRoot.Receipt.UploadedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.UploadedAt(childComplexity), true
+	case "Receipt.uploadedBy":
+		if e.ComplexityRoot.Receipt.UploadedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.UploadedBy(childComplexity), true
+	case "Receipt.urlsExpireAt":
+		if e.ComplexityRoot.Receipt.UrlsExpireAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.UrlsExpireAt(childComplexity), true
+	case "Receipt.width":
+		if e.ComplexityRoot.Receipt.Width == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Receipt.Width(childComplexity), true
+
+	case "ReceiptUpload.expiresAt":
+		if e.ComplexityRoot.ReceiptUpload.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReceiptUpload.ExpiresAt(childComplexity), true
+	case "ReceiptUpload.headers":
+		if e.ComplexityRoot.ReceiptUpload.Headers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReceiptUpload.Headers(childComplexity), true
+	case "ReceiptUpload.method":
+		if e.ComplexityRoot.ReceiptUpload.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReceiptUpload.Method(childComplexity), true
+	case "ReceiptUpload.url":
+		if e.ComplexityRoot.ReceiptUpload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReceiptUpload.URL(childComplexity), true
+	case "ReceiptUpload.uploadId":
+		if e.ComplexityRoot.ReceiptUpload.UploadID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReceiptUpload.UploadID(childComplexity), true
 
 	case "RecurringExpense.amount":
 		if e.ComplexityRoot.RecurringExpense.Amount == nil {
@@ -3974,6 +4245,12 @@ type ExportUrls {
   mark, text cells that could run as formulas prefixed with a quote.
   """
   csv: String!
+  """
+  A zip archive of the JSON document, the CSV, and every receipt of the
+  group's expenses as ` + "`" + `receipts/<expenseId>/<receiptId>.<ext>` + "`" + ` (the JSON names
+  each one's file, storage key, type and size), streamed as it is read.
+  """
+  zip: String!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/group.graphqls", Input: `# Groups: reading one, creating one.
@@ -4811,6 +5088,210 @@ extend type Mutation {
     "The placeholder's user id (` + "`" + `Member.userId` + "`" + `)."
     placeholderId: ID!
   ): Member!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/receipt.graphqls", Input: `# Receipts and pictures: photos and PDFs on expenses, and pictures of groups
+# and placeholders, in private object storage (docs/receipts.md).
+
+"An HTTP header a presigned upload must be sent with, exactly as given."
+type HttpHeader {
+  "The header's name, such as ` + "`" + `Content-Type` + "`" + `."
+  name: String!
+  "Its value."
+  value: String!
+}
+
+"""
+A presigned upload: send the file's bytes, exactly ` + "`" + `size` + "`" + ` bytes of the
+announced type, with ` + "`" + `method` + "`" + ` to ` + "`" + `url` + "`" + ` and every header of ` + "`" + `headers` + "`" + ` (the
+storage refuses anything else with 403), then confirm it by ` + "`" + `uploadId` + "`" + `.
+"""
+interface PresignedUpload {
+  "The upload's id: confirm the upload with it."
+  uploadId: ID!
+  "Where to send the file: a presigned URL of the storage, not of this server."
+  url: String!
+  "The HTTP method: ` + "`" + `PUT` + "`" + `."
+  method: String!
+  "The headers to send: ` + "`" + `Content-Type` + "`" + ` and ` + "`" + `x-amz-tagging` + "`" + `, exactly as given (` + "`" + `Content-Length` + "`" + ` is the file's size)."
+  headers: [HttpHeader!]!
+  "Until when ` + "`" + `url` + "`" + ` works (a few minutes); ask for another upload after."
+  expiresAt: DateTime!
+}
+
+"A presigned upload of a receipt: confirm it with ` + "`" + `confirmReceipt` + "`" + `."
+type ReceiptUpload implements PresignedUpload {
+  "The upload's id (` + "`" + `rcp_` + "`" + ` and 32 hex digits): pass it to ` + "`" + `confirmReceipt` + "`" + `, which makes it the receipt's."
+  uploadId: ID!
+  "Where to send the file: a presigned URL of the storage, not of this server."
+  url: String!
+  "The HTTP method: ` + "`" + `PUT` + "`" + `."
+  method: String!
+  "The headers to send: ` + "`" + `Content-Type` + "`" + ` and ` + "`" + `x-amz-tagging` + "`" + `, exactly as given (` + "`" + `Content-Length` + "`" + ` is the file's size)."
+  headers: [HttpHeader!]!
+  "Until when ` + "`" + `url` + "`" + ` works (a few minutes); ask for another upload after."
+  expiresAt: DateTime!
+}
+
+"A presigned upload of a picture: confirm it with ` + "`" + `confirmAvatar` + "`" + `."
+type AvatarUpload implements PresignedUpload {
+  "The upload's id (` + "`" + `avt_` + "`" + ` and 32 hex digits): pass it to ` + "`" + `confirmAvatar` + "`" + `."
+  uploadId: ID!
+  "Where to send the file: a presigned URL of the storage, not of this server."
+  url: String!
+  "The HTTP method: ` + "`" + `PUT` + "`" + `."
+  method: String!
+  "The headers to send: ` + "`" + `Content-Type` + "`" + ` and ` + "`" + `x-amz-tagging` + "`" + `, exactly as given (` + "`" + `Content-Length` + "`" + ` is the file's size)."
+  headers: [HttpHeader!]!
+  "Until when ` + "`" + `url` + "`" + ` works (a few minutes); ask for another upload after."
+  expiresAt: DateTime!
+}
+
+"""
+A photo or PDF of an expense's receipt, private to the group: its URLs are
+minted for members only, per request, and work for a few minutes.
+"""
+type Receipt {
+  "` + "`" + `<expenseId>:<uploadId>` + "`" + `: the expense and the upload that brought it."
+  id: ID!
+  "The file's type by its content (not by what the uploader said): ` + "`" + `image/jpeg` + "`" + `, ` + "`" + `image/png` + "`" + `, ` + "`" + `image/webp` + "`" + `, ` + "`" + `image/heic` + "`" + ` or ` + "`" + `application/pdf` + "`" + `."
+  contentType: String!
+  "Its size in bytes."
+  size: Int!
+  "An image's width in pixels, as displayed (its orientation applied); null for a PDF."
+  width: Int
+  "An image's height in pixels, as displayed; null for a PDF."
+  height: Int
+  "A PDF's page count; null for an image."
+  pages: Int
+  "The member who uploaded it (possibly a former member)."
+  uploadedBy: Member!
+  "When it was attached."
+  uploadedAt: DateTime!
+  """
+  A presigned download of the file, valid until ` + "`" + `urlsExpireAt` + "`" + `; null for
+  anyone who is not a current member of the group, and when the server's
+  storage is not configured.
+  """
+  url: String
+  """
+  A presigned download of a JPEG thumbnail whose longest side is at most
+  320 px: for JPEG, PNG and WebP receipts; null for HEIC and PDF, and
+  whenever ` + "`" + `url` + "`" + ` is null.
+  """
+  thumbnailUrl: String
+  "Until when ` + "`" + `url` + "`" + ` and ` + "`" + `thumbnailUrl` + "`" + ` work; null when they are null."
+  urlsExpireAt: DateTime
+}
+
+extend type Expense {
+  """
+  Its receipts, oldest first (at most 10). Adding and deleting one is a new
+  version of the expense, in its history (field ` + "`" + `receipts` + "`" + `) and its group's
+  activity (RECEIPT_ADDED, RECEIPT_DELETED).
+  """
+  receipts: [Receipt!]!
+}
+
+extend type Group {
+  """
+  A presigned download of the group's picture (a square JPEG of 512 px),
+  valid for a few minutes; null when it has none, or the server's storage is
+  not configured.
+  """
+  avatarUrl: String
+}
+
+extend type Mutation {
+  """
+  Start uploading a receipt for an expense of a group you are a member of:
+  JPEG, PNG, WebP, HEIC or PDF, at most ` + "`" + `RECEIPT_MAX_BYTES` + "`" + ` (10 MB by
+  default). Returns a presigned PUT bound to that type and exact size. A type
+  not accepted (SVG, GIF, HTML…), a size below 1 byte or over the limit is
+  BAD_USER_INPUT naming the argument; an expense you cannot see is NOT_FOUND;
+  a deleted one CONFLICT; an expense with 10 receipts BAD_USER_INPUT; an
+  archived group FORBIDDEN (reason GROUP_ARCHIVED); a server without storage
+  UNAVAILABLE (reason STORAGE_NOT_CONFIGURED).
+  """
+  createReceiptUpload(
+    "The expense's id."
+    expenseId: ID!
+    "The file's type: ` + "`" + `image/jpeg` + "`" + `, ` + "`" + `image/png` + "`" + `, ` + "`" + `image/webp` + "`" + `, ` + "`" + `image/heic` + "`" + ` (or ` + "`" + `image/heif` + "`" + `) or ` + "`" + `application/pdf` + "`" + `."
+    contentType: String!
+    "The file's exact size in bytes."
+    size: Int!
+  ): ReceiptUpload!
+  """
+  Attach an uploaded receipt to its expense. The server reads the stored
+  file and checks its size and its type by its content (never by what was
+  announced): a PNG announced as JPEG, a file larger than announced, a
+  truncated or undecodable image, an image over the pixel limit, a file that
+  is two formats at once, is BAD_USER_INPUT and the file is deleted. An image
+  gets its width and height (and a thumbnail, except HEIC), a PDF its page
+  count. Nothing uploaded yet is BAD_USER_INPUT (the upload stays pending).
+  Confirming the same upload again returns the same receipt.
+  """
+  confirmReceipt(
+    "The expense's id, as given to ` + "`" + `createReceiptUpload` + "`" + `."
+    expenseId: ID!
+    "The upload's id from ` + "`" + `createReceiptUpload` + "`" + `."
+    uploadId: ID!
+  ): Receipt!
+  """
+  Delete a receipt: its uploader, or any member who may edit the expense.
+  The file and its thumbnail are deleted. Returns the receipt's id.
+  """
+  deleteReceipt(
+    "The receipt's id (` + "`" + `<expenseId>:<uploadId>` + "`" + `)."
+    id: ID!
+  ): ID!
+  """
+  Start uploading a picture for the group (without ` + "`" + `memberId` + "`" + `) or for one of
+  its placeholders: JPEG, PNG or WebP, at most ` + "`" + `RECEIPT_MAX_BYTES` + "`" + `. It needs
+  the right to edit the group (` + "`" + `EDIT_GROUP` + "`" + `). Confirm it with
+  ` + "`" + `confirmAvatar` + "`" + `: the picture is then re-encoded as a square 512 px JPEG.
+  Members who sign in with Telegram keep Telegram's photo.
+  """
+  createAvatarUpload(
+    "The group's id."
+    groupId: ID!
+    "A placeholder's user id; omit it for the group's own picture."
+    memberId: ID
+    "The picture's type: ` + "`" + `image/jpeg` + "`" + `, ` + "`" + `image/png` + "`" + ` or ` + "`" + `image/webp` + "`" + `."
+    contentType: String!
+    "The picture's exact size in bytes."
+    size: Int!
+  ): AvatarUpload!
+  """
+  Set the uploaded picture, checked as ` + "`" + `confirmReceipt` + "`" + ` checks a receipt.
+  Returns the group (whose ` + "`" + `avatarUrl` + "`" + `, or whose placeholder's, is now the
+  picture).
+  """
+  confirmAvatar(
+    "The group's id."
+    groupId: ID!
+    "The upload's id from ` + "`" + `createAvatarUpload` + "`" + `."
+    uploadId: ID!
+  ): Group!
+  """
+  Remove the uploaded picture of the group (without ` + "`" + `memberId` + "`" + `) or of a
+  placeholder. It needs ` + "`" + `EDIT_GROUP` + "`" + `. Returns the group.
+  """
+  removeAvatar(
+    "The group's id."
+    groupId: ID!
+    "A placeholder's user id; omit it for the group's own picture."
+    memberId: ID
+  ): Group!
+}
+
+extend enum GroupEventType {
+  "A member attached a receipt to an expense (the subject is the expense; the change lists its receipts before and after)."
+  RECEIPT_ADDED
+  "A member deleted a receipt of an expense (the subject is the expense)."
+  RECEIPT_DELETED
+  "A member set or removed the picture of the group (the subject) or of a placeholder (the subject is the member)."
+  AVATAR_CHANGED
 }
 `, BuiltIn: false},
 	{Name: "../../schema/recurring.graphqls", Input: `# Recurring expenses: a template expense the server records again every day,
@@ -5765,6 +6246,22 @@ func (ec *executionContext) childFields_ActivityEdge(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type ActivityEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_AvatarUpload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "uploadId":
+		return ec.fieldContext_AvatarUpload_uploadId(ctx, field)
+	case "url":
+		return ec.fieldContext_AvatarUpload_url(ctx, field)
+	case "method":
+		return ec.fieldContext_AvatarUpload_method(ctx, field)
+	case "headers":
+		return ec.fieldContext_AvatarUpload_headers(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_AvatarUpload_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AvatarUpload", field.Name)
+}
+
 func (ec *executionContext) childFields_Balance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5951,6 +6448,8 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_rateSource(ctx, field)
 	case "rateDate":
 		return ec.fieldContext_Expense_rateDate(ctx, field)
+	case "receipts":
+		return ec.fieldContext_Expense_receipts(ctx, field)
 	case "recurrence":
 		return ec.fieldContext_Expense_recurrence(ctx, field)
 	case "spentOn":
@@ -6005,6 +6504,8 @@ func (ec *executionContext) childFields_ExportUrls(ctx context.Context, field gr
 		return ec.fieldContext_ExportUrls_json(ctx, field)
 	case "csv":
 		return ec.fieldContext_ExportUrls_csv(ctx, field)
+	case "zip":
+		return ec.fieldContext_ExportUrls_zip(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ExportUrls", field.Name)
 }
@@ -6071,6 +6572,8 @@ func (ec *executionContext) childFields_Group(ctx context.Context, field graphql
 		return ec.fieldContext_Group_changes(ctx, field)
 	case "syncToken":
 		return ec.fieldContext_Group_syncToken(ctx, field)
+	case "avatarUrl":
+		return ec.fieldContext_Group_avatarUrl(ctx, field)
 	case "recurringExpenses":
 		return ec.fieldContext_Group_recurringExpenses(ctx, field)
 	case "adminOnly":
@@ -6167,6 +6670,16 @@ func (ec *executionContext) childFields_GroupEventEdge(ctx context.Context, fiel
 		return ec.fieldContext_GroupEventEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GroupEventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_HttpHeader(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_HttpHeader_name(ctx, field)
+	case "value":
+		return ec.fieldContext_HttpHeader_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HttpHeader", field.Name)
 }
 
 func (ec *executionContext) childFields_ImportProblem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6359,6 +6872,50 @@ func (ec *executionContext) childFields_Payment(ctx context.Context, field graph
 		return ec.fieldContext_Payment_amount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Payment", field.Name)
+}
+
+func (ec *executionContext) childFields_Receipt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Receipt_id(ctx, field)
+	case "contentType":
+		return ec.fieldContext_Receipt_contentType(ctx, field)
+	case "size":
+		return ec.fieldContext_Receipt_size(ctx, field)
+	case "width":
+		return ec.fieldContext_Receipt_width(ctx, field)
+	case "height":
+		return ec.fieldContext_Receipt_height(ctx, field)
+	case "pages":
+		return ec.fieldContext_Receipt_pages(ctx, field)
+	case "uploadedBy":
+		return ec.fieldContext_Receipt_uploadedBy(ctx, field)
+	case "uploadedAt":
+		return ec.fieldContext_Receipt_uploadedAt(ctx, field)
+	case "url":
+		return ec.fieldContext_Receipt_url(ctx, field)
+	case "thumbnailUrl":
+		return ec.fieldContext_Receipt_thumbnailUrl(ctx, field)
+	case "urlsExpireAt":
+		return ec.fieldContext_Receipt_urlsExpireAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Receipt", field.Name)
+}
+
+func (ec *executionContext) childFields_ReceiptUpload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "uploadId":
+		return ec.fieldContext_ReceiptUpload_uploadId(ctx, field)
+	case "url":
+		return ec.fieldContext_ReceiptUpload_url(ctx, field)
+	case "method":
+		return ec.fieldContext_ReceiptUpload_method(ctx, field)
+	case "headers":
+		return ec.fieldContext_ReceiptUpload_headers(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_ReceiptUpload_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReceiptUpload", field.Name)
 }
 
 func (ec *executionContext) childFields_RecurringExpense(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

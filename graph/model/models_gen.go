@@ -15,6 +15,13 @@ import (
 	"github.com/fracti/api/store"
 )
 
+// A presigned upload: send the file's bytes, exactly `size` bytes of the
+// announced type, with `method` to `url` and every header of `headers` (the
+// storage refuses anything else with 403), then confirm it by `uploadId`.
+type PresignedUpload interface {
+	IsPresignedUpload()
+}
+
 // A page of activity.
 type ActivityConnection struct {
 	// The items with their cursors.
@@ -32,6 +39,22 @@ type ActivityEdge struct {
 	// The expense or settlement.
 	Node ActivityItem `json:"node"`
 }
+
+// A presigned upload of a picture: confirm it with `confirmAvatar`.
+type AvatarUpload struct {
+	// The upload's id (`avt_` and 32 hex digits): pass it to `confirmAvatar`.
+	UploadID string `json:"uploadId"`
+	// Where to send the file: a presigned URL of the storage, not of this server.
+	URL string `json:"url"`
+	// The HTTP method: `PUT`.
+	Method string `json:"method"`
+	// The headers to send: `Content-Type` and `x-amz-tagging`, exactly as given (`Content-Length` is the file's size).
+	Headers []HTTPHeader `json:"headers"`
+	// Until when `url` works (a few minutes); ask for another upload after.
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+func (AvatarUpload) IsPresignedUpload() {}
 
 // A page of comments.
 type CommentConnection struct {
@@ -265,6 +288,10 @@ type ExportUrls struct {
 	// row per currency, for spreadsheets and other apps; UTF-8 with a byte order
 	// mark, text cells that could run as formulas prefixed with a quote.
 	CSV string `json:"csv"`
+	// A zip archive of the JSON document, the CSV, and every receipt of the
+	// group's expenses as `receipts/<expenseId>/<receiptId>.<ext>` (the JSON names
+	// each one's file, storage key, type and size), streamed as it is read.
+	Zip string `json:"zip"`
 }
 
 // A page of a group's activity log.
@@ -301,6 +328,14 @@ type GroupEventEdge struct {
 	Cursor store.Cursor `json:"cursor"`
 	// The event.
 	Node *store.Event `json:"node"`
+}
+
+// An HTTP header a presigned upload must be sent with, exactly as given.
+type HTTPHeader struct {
+	// The header's name, such as `Content-Type`.
+	Name string `json:"name"`
+	// Its value.
+	Value string `json:"value"`
 }
 
 // What to import, and where.
@@ -446,6 +481,22 @@ type PaymentInput struct {
 // Entry points for reading.
 type Query struct {
 }
+
+// A presigned upload of a receipt: confirm it with `confirmReceipt`.
+type ReceiptUpload struct {
+	// The upload's id (`rcp_` and 32 hex digits): pass it to `confirmReceipt`, which makes it the receipt's.
+	UploadID string `json:"uploadId"`
+	// Where to send the file: a presigned URL of the storage, not of this server.
+	URL string `json:"url"`
+	// The HTTP method: `PUT`.
+	Method string `json:"method"`
+	// The headers to send: `Content-Type` and `x-amz-tagging`, exactly as given (`Content-Length` is the file's size).
+	Headers []HTTPHeader `json:"headers"`
+	// Until when `url` works (a few minutes); ask for another upload after.
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+func (ReceiptUpload) IsPresignedUpload() {}
 
 // A page of recurring expenses.
 type RecurringExpenseConnection struct {

@@ -24,8 +24,10 @@ import (
 	"github.com/fracti/api/internal/testkit/testclock"
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/metrics"
+	"github.com/fracti/api/objectstore"
 	"github.com/fracti/api/quota"
 	"github.com/fracti/api/rates"
+	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
@@ -94,6 +96,12 @@ func Rates(fiat, crypto rates.Provider, now func() time.Time) Option {
 			c.Rates.Crypto = crypto
 		}
 	}
+}
+
+// Receipts attaches receipts and pictures in the bucket of objects (nil:
+// none, as a server without S3_BUCKET).
+func Receipts(objects *objectstore.Client, o receipts.Options) Option {
+	return func(c *httpapi.Config) { c.Receipts = receipts.New(c.Store, objects, o) }
 }
 
 // Playground serves the GraphiQL Playground at / (see BaseURL).
