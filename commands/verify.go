@@ -18,7 +18,7 @@ var errDrift = errors.New("balances drifted from the items they are kept from, o
 var verifyCommand = command{
 	name: "verify",
 	args: "[--group <id>]",
-	summary: "Recompute every group's balances (or one group's) from its expenses and completed settlements, its activity chain's hashes and its spending summaries, and compare them with what the writes kept: " +
+	summary: "Recompute every group's balances (or one group's) from its expenses and completed settlements, its activity chain's hashes and its spending summaries, and compare them with what the writes kept; with S3_BUCKET, check that every receipt's object is there and that no object is left without its receipt: " +
 		"one line per group and what is wrong; exit 1 on drift.",
 	run: runVerify,
 }
@@ -35,6 +35,10 @@ func runVerify(ctx context.Context, c command, e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	files, err := wiring.Receipts(e.cfg, s, quiet())
+	if err != nil {
+		return err
+	}
 	groups, err := groupsOf(ctx, s, *groupID)
 	if err != nil {
 		return err
@@ -45,6 +49,12 @@ func runVerify(ctx context.Context, c command, e env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("group %s: %w", g, err)
 		}
+		// With a bucket: its receipts' objects, and nothing else under the group.
+		stored, err := files.VerifyGroup(ctx, g)
+		if err != nil {
+			return fmt.Errorf("group %s: receipts: %w", g, err)
+		}
+		problems = append(problems, stored...)
 		if len(problems) == 0 {
 			fmt.Fprintf(out, "group %s: ok\n", g)
 			continue

@@ -8,7 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/fracti/api/internal/testkit/s3test"
 	"github.com/fracti/api/internal/testkit/servertest"
+	"github.com/fracti/api/objectstore"
 	"github.com/fracti/api/money"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
@@ -145,4 +147,44 @@ func TestVerifyAfterAnErasure(t *testing.T) {
 	out.Reset()
 	require.Error(t, call(t, verifyCommand, []string{"--group", g.ID}, &out))
 	require.Contains(t, out.String(), "activity event 3: its hash does not match its content")
+}
+
+// With a bucket, verify holds it to the receipts the group's expenses
+// record: a missing object and an object no receipt records are drift; an
+// upload still pending is not.
+func TestVerifyReceipts(t *testing.T) {
+	_, _, s, g := servertest.VerifiedGroup(t)
+	ctx := context.Background()
+	bucket := s3test.Bucket(t)
+	t.Setenv("S3_BUCKET", bucket)
+	objects, err := objectstore.New(s3test.Options(t, bucket))
+	require.NoError(t, err)
+
+	page, err := s.ListExpenses(ctx, g.ID, store.PageArgs{First: 1})
+	require.NoError(t, err)
+	e := page.Items[0]
+	up, err := s.CreateUpload(ctx, store.Upload{ID: s.NewUploadID(store.ReceiptPrefix), GroupID: g.ID, ExpenseID: e.ID, ContentType: "image/jpeg", Size: 3, UserID: e.PayerID})
+	require.NoError(t, err)
+	_, err = s.AddReceipt(ctx, e, g.Title, store.Receipt{ID: up.ID, ContentType: "image/jpeg", Size: 3, Thumbnail: true, UploadedBy: e.PayerID, UploadedAt: up.CreatedAt}, e.PayerID)
+	require.NoError(t, err)
+	key, thumb := store.ReceiptObjectKey(g.ID, e.ID, up.ID), store.ReceiptThumbnailKey(g.ID, e.ID, up.ID)
+	for _, k := range []string{key, thumb} {
+		require.NoError(t, objects.Put(ctx, k, "image/jpeg", []byte("abc")))
+	}
+	// A pending upload's object is not drift.
+	pending, err := s.CreateUpload(ctx, store.Upload{ID: s.NewUploadID(store.ReceiptPrefix), GroupID: g.ID, ExpenseID: e.ID, ContentType: "image/jpeg", Size: 3, UserID: e.PayerID})
+	require.NoError(t, err)
+	require.NoError(t, objects.Put(ctx, store.ReceiptObjectKey(g.ID, e.ID, pending.ID), "image/jpeg", []byte("abc")))
+
+	var out bytes.Buffer
+	require.NoError(t, call(t, verifyCommand, []string{"--group", g.ID}, &out), out.String())
+	require.Contains(t, out.String(), "group "+g.ID+": ok")
+
+	orphan := store.ReceiptObjectKey(g.ID, e.ID, store.ReceiptPrefix+"0123456789abcdef0123456789abcdef")
+	require.NoError(t, objects.Put(ctx, orphan, "image/jpeg", []byte("abc")))
+	require.NoError(t, objects.Delete(ctx, thumb))
+	out.Reset()
+	require.ErrorIs(t, call(t, verifyCommand, []string{"--group", g.ID}, &out), errDrift)
+	require.Contains(t, out.String(), "object "+orphan+": no expense records it")
+	require.Contains(t, out.String(), "receipt "+up.ID+"'s thumbnail: object "+thumb+" is missing")
 }

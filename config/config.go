@@ -25,6 +25,7 @@ type Config struct {
 	Server    Server
 	Store     Store
 	Objects   ObjectStore
+	Receipts  Receipts
 	Auth      Auth
 	Quota     quota.Limits
 	GraphQL   GraphQL
@@ -85,6 +86,15 @@ func (s Store) LocalEngine() bool {
 	}
 	host := strings.ToLower(u.Hostname())
 	return host != "" && !strings.HasSuffix(host, ".amazonaws.com") && !strings.HasSuffix(host, ".amazonaws.com.cn")
+}
+
+// Receipts are what a receipt or picture may be, and how long its
+// presigned URLs work.
+type Receipts struct {
+	MaxBytes    int64         // RECEIPT_MAX_BYTES
+	MaxPixels   int64         // RECEIPT_MAX_PIXELS
+	UploadTTL   time.Duration // RECEIPT_UPLOAD_TTL
+	DownloadTTL time.Duration // RECEIPT_URL_TTL
 }
 
 // ObjectStore is the bucket of receipts and avatars, and how to reach it.

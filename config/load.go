@@ -61,6 +61,10 @@ func Load(getenv func(string) string) (Config, error) {
 	// The Playground is for local work: on AWS it is served only when asked for.
 	c.Server.Playground = r.booleanOr(playground, c.Store.Endpoint != "")
 
+	c.Receipts = Receipts{
+		MaxBytes: r.bytes(receiptMaxBytes), MaxPixels: int64(r.positive(receiptMaxPixels)),
+		UploadTTL: r.duration(receiptUploadTTL), DownloadTTL: r.duration(receiptDownloadTTL),
+	}
 	c.Objects = ObjectStore{
 		Bucket:          r.text(s3Bucket),
 		Endpoint:        r.httpURL(s3Endpoint, "http://127.0.0.1:9000"),

@@ -10,8 +10,10 @@ import (
 	"github.com/fracti/api/internal/gctune"
 	"github.com/fracti/api/live"
 	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/media"
 	"github.com/fracti/api/notify"
 	"github.com/fracti/api/objectstore"
+	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/telegram"
 	"github.com/fracti/api/tonapi"
@@ -60,6 +62,15 @@ var (
 	s3AccessKeyID     = objectStoreSection.declare(Setting{Name: "S3_ACCESS_KEY_ID", Shown: "unset: the AWS default chain", Meaning: "with `S3_SECRET_ACCESS_KEY`, the keys of a store other than AWS (`make run` and `make test`: `fracti-local`); on AWS leave both unset, and the server's role signs"})
 	s3SecretAccessKey = objectStoreSection.declare(Setting{Name: "S3_SECRET_ACCESS_KEY", Shown: "unset: the AWS default chain", Meaning: "the secret of `S3_ACCESS_KEY_ID`, set with it"})
 	s3Timeout         = objectStoreSection.declare(Setting{Name: "S3_TIMEOUT", Default: durationText(objectstore.DefaultTimeout), Meaning: "how long one call to the store may take, its retries included; a slower store answers `UNAVAILABLE` (to be tried again), and no request waits on storage longer. A presigned URL's upload or download does not go through the server, so it is not bounded by this"})
+)
+
+var receiptsSection = section("Receipts and pictures", "What a receipt or picture may be, and how long its presigned URLs work ([Receipts](receipts.md)).")
+
+var (
+	receiptMaxBytes    = receiptsSection.declare(Setting{Name: "RECEIPT_MAX_BYTES", Default: strconv.Itoa(receipts.DefaultMaxBytes), Meaning: "the largest receipt or picture accepted, in bytes (10 MB); a larger announced size is `BAD_USER_INPUT` before any URL is made"})
+	receiptMaxPixels   = receiptsSection.declare(Setting{Name: "RECEIPT_MAX_PIXELS", Default: strconv.FormatInt(media.DefaultLimits.MaxPixels, 10), Meaning: "the most pixels (width × height) an image may have, read from its header before anything is decoded: a decoded image takes 4 bytes a pixel"})
+	receiptUploadTTL   = receiptsSection.declare(Setting{Name: "RECEIPT_UPLOAD_TTL", Default: durationText(receipts.DefaultUploadTTL), Meaning: "how long a presigned upload URL works"})
+	receiptDownloadTTL = receiptsSection.declare(Setting{Name: "RECEIPT_URL_TTL", Default: durationText(receipts.DefaultDownloadTTL), Meaning: "how long a presigned download URL (`Receipt.url`, `thumbnailUrl`, `avatarUrl`) works; each request mints new ones"})
 )
 
 var authSection = section("Sign-in", "How long a Mini App's init data and an access token's lookup are trusted.")

@@ -26,9 +26,12 @@ var ErrNotConfigured = errors.New("receipts and pictures are not available on th
 // again in a moment.
 var ErrStorageUnavailable = errors.New("the file storage cannot be reached right now: try again in a moment")
 
-// PendingTag marks an uploaded object until its upload is confirmed: the
-// bucket's lifecycle rule expires objects that still carry it after a day.
-const PendingTag = "fracti-upload=pending"
+// The defaults of Options.
+const (
+	DefaultMaxBytes    = 10 << 20
+	DefaultUploadTTL   = 5 * time.Minute
+	DefaultDownloadTTL = 10 * time.Minute
+)
 
 // Options are the limits and lifetimes of receipts and pictures.
 type Options struct {
@@ -45,13 +48,13 @@ type Options struct {
 // Defaults fill in what o leaves zero.
 func (o Options) withDefaults() Options {
 	if o.MaxBytes <= 0 {
-		o.MaxBytes = 10 << 20
+		o.MaxBytes = DefaultMaxBytes
 	}
 	if o.UploadTTL <= 0 {
-		o.UploadTTL = 5 * time.Minute
+		o.UploadTTL = DefaultUploadTTL
 	}
 	if o.DownloadTTL <= 0 {
-		o.DownloadTTL = 10 * time.Minute
+		o.DownloadTTL = DefaultDownloadTTL
 	}
 	if o.MaxPixels <= 0 {
 		o.MaxPixels = media.DefaultLimits.MaxPixels
@@ -150,7 +153,7 @@ func (s *Service) announced(contentType string, size int64, allowed func(media.K
 
 // presignPut mints the upload of an object under key.
 func (s *Service) presignPut(ctx context.Context, id, key string, kind media.Kind, size int64) (Ticket, error) {
-	p, err := s.objects.PresignPut(ctx, key, string(kind), size, PendingTag, s.opts.UploadTTL)
+	p, err := s.objects.PresignPut(ctx, key, string(kind), size, objectstore.PendingTagging, s.opts.UploadTTL)
 	if err != nil {
 		return Ticket{}, storageError(err)
 	}

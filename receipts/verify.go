@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/fracti/api/store"
 )
@@ -31,7 +30,6 @@ func (s *Service) VerifyGroup(ctx context.Context, groupID string) ([]string, er
 	}
 	var problems []string
 	seen := map[string]bool{}
-	cutoff := time.Now().Add(-store.UploadLifetime)
 	for obj, err := range s.objects.List(ctx, store.GroupReceiptsPrefix(groupID)) {
 		if err != nil {
 			return nil, storageError(err)
@@ -40,8 +38,14 @@ func (s *Service) VerifyGroup(ctx context.Context, groupID string) ([]string, er
 			seen[obj.Key] = true
 			continue
 		}
-		if obj.LastModified.After(cutoff) {
-			continue // perhaps an upload about to be confirmed
+		if _, _, id, _, ok := store.ParseReceiptObjectKey(obj.Key); ok {
+			up, err := s.store.GetUpload(ctx, groupID, id)
+			if err != nil {
+				return nil, err
+			}
+			if up != nil {
+				continue // an upload about to be confirmed
+			}
 		}
 		problems = append(problems, fmt.Sprintf("object %s: no expense records it", obj.Key))
 	}

@@ -2,12 +2,14 @@ package wiring
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/fracti/api/config"
 	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/notify"
+	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/schedule"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/tonverify"
@@ -17,10 +19,10 @@ import (
 // instance runs every job, and each job's conditional writes make its work
 // happen once however many run it. ton is the verifier the API uses too;
 // n, when not nil, is the notifier this instance runs.
-func startJobs(rc config.Recurring, pc config.Purge, tc config.TON, nc config.Notify, s *store.Store, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, ton *tonverify.Verifier) *schedule.Scheduler {
+func startJobs(rc config.Recurring, pc config.Purge, tc config.TON, nc config.Notify, s *store.Store, r *receipts.Service, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, ton *tonverify.Verifier) *schedule.Scheduler {
 	jobs := schedule.New(schedule.Options{Log: log, Observe: m.JobRun})
 	jobs.Register("recurring", rc.Interval, recurringJob(s, rc.CatchUp, log))
-	jobs.Register("purge", pc.Interval, purgeJob(s, log))
+	jobs.Register("purge", pc.Interval, purgeJob(s, r, log))
 	jobs.Register("ton-verify", tc.Interval, tonVerifyJob(ton, log))
 	jobs.Register("erasures", erasureInterval, erasureJob(s, log))
 	if n != nil {
@@ -59,13 +61,19 @@ func recurringJob(s *store.Store, catchUp int, log *slog.Logger) schedule.Job {
 	}
 }
 
-// purgeJob purges the deleted groups whose restore window has passed.
-func purgeJob(s *store.Store, log *slog.Logger) schedule.Job {
+// purgeJob purges the deleted groups whose restore window has passed, with
+// their objects in storage, and the receipts of deleted expenses past
+// theirs.
+func purgeJob(s *store.Store, r *receipts.Service, log *slog.Logger) schedule.Job {
 	return func(ctx context.Context) error {
-		run, err := s.PurgeDeletedGroups(ctx)
+		run, err := s.PurgeDeletedGroupsWith(ctx, r.PurgeTarget())
 		if run.Groups > 0 || run.Items > 0 {
 			log.Info("deleted groups purged", "groups", run.Groups, "items", run.Items)
 		}
-		return err
+		expenses, receiptsErr := r.PurgeDeletedReceipts(ctx)
+		if expenses > 0 {
+			log.Info("deleted expenses' receipts purged", "expenses", expenses)
+		}
+		return errors.Join(err, receiptsErr)
 	}
 }

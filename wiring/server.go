@@ -19,6 +19,7 @@ import (
 	"github.com/fracti/api/httpapi"
 	"github.com/fracti/api/metrics"
 	"github.com/fracti/api/notify"
+	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/store"
 )
 
@@ -33,6 +34,8 @@ type Server struct {
 	store   *store.Store
 	metrics *metrics.Metrics // nil: no metrics
 	trusted *graph.TrustedDocuments
+	// receipts are receipts and pictures (unavailable without a bucket).
+	receipts *receipts.Service
 }
 
 // New builds the server: it sets the collector's defaults, loads the
@@ -54,6 +57,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	}
 	var err error
 	if srv.store, err = OpenStore(ctx, cfg.Store, log, srv.metrics.DynamoDB()); err != nil {
+		return nil, err
+	}
+	if srv.receipts, err = Receipts(cfg, srv.store, log); err != nil {
 		return nil, err
 	}
 	if !cfg.Store.CursorSecretSet {
@@ -95,7 +101,7 @@ func (srv *Server) Run(ctx context.Context) error {
 		return err
 	}
 	ton := TONVerifier(cfg.TON, s, log)
-	jobs := startJobs(cfg.Recurring, cfg.Purge, cfg.TON, cfg.Notify, s, log, m, notifierOn, ton)
+	jobs := startJobs(cfg.Recurring, cfg.Purge, cfg.TON, cfg.Notify, s, srv.receipts, log, m, notifierOn, ton)
 	logSignIn(cfg.Telegram, log)
 	api := &http.Server{
 		Addr: ":" + cfg.Server.Port,
@@ -114,6 +120,7 @@ func (srv *Server) Run(ctx context.Context) error {
 			Bot:   bot, WebhookSecret: cfg.Telegram.WebhookSecret,
 			Reminders: reminders(notifier),
 			TON:       ton,
+			Receipts:  srv.receipts,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
