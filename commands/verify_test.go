@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/fracti/api/internal/testkit/s3test"
 	"github.com/fracti/api/internal/testkit/servertest"
-	"github.com/fracti/api/objectstore"
 	"github.com/fracti/api/money"
+	"github.com/fracti/api/objectstore"
 	"github.com/fracti/api/store"
 	"github.com/stretchr/testify/require"
 )
