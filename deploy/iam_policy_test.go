@@ -6,7 +6,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"image"
+	"image/jpeg"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +21,7 @@ import (
 	"github.com/fracti/api/commands"
 	"github.com/fracti/api/internal/testkit/apitest"
 	"github.com/fracti/api/internal/testkit/dynamotest"
+	"github.com/fracti/api/internal/testkit/s3test"
 	"github.com/fracti/api/internal/testkit/screens"
 	"github.com/fracti/api/internal/testkit/servertest"
 	"github.com/fracti/api/store"
@@ -162,8 +166,10 @@ func TestServerPolicyIsWhatServeCalls(t *testing.T) {
 	dave := servertest.UserToken(t, s, "444", "Dave")
 
 	rec := dynamotest.NewRecorder(t)
+	s3rec, bucket := s3test.NewRecorder(t), s3test.Bucket(t)
 	for k, v := range map[string]string{"DYNAMODB_ENDPOINT": rec.URL, "TELEGRAM_BOT_TOKEN": apitest.BotToken,
-		"CURSOR_SECRET": "s3cret", "STREAM_POLL_INTERVAL": "50ms", "QUOTA_SAMPLE": "1"} {
+		"CURSOR_SECRET": "s3cret", "STREAM_POLL_INTERVAL": "50ms", "QUOTA_SAMPLE": "1",
+		"S3_ENDPOINT": s3rec.URL, "S3_BUCKET": bucket} {
 		t.Setenv(k, v)
 	}
 	base, stop := servertest.Serve(t, func(ctx context.Context) error {
@@ -240,6 +246,7 @@ func TestServerPolicyIsWhatServeCalls(t *testing.T) {
 		group(id: $g) { invites { id } historyHead activity(first: 5) { nodes { __typename } } changes(since: null) { events { sequence } } }
 		expense(id: $e) { history { version } } settlement(id: $s) { status } node(id: $g) { id } }`,
 		"g", g, "e", e, "s", settle.CreateSettlement.ID)
+	receiptsWorkload(t, as, a, g, e)
 	as(d, nil, `mutation($g: ID!) { leaveGroup(groupId: $g) }`, "g", g) // Dave is on no expense
 
 	// The subscription saw the group's events: the stream was read.
@@ -258,14 +265,14 @@ func TestServerPolicyIsWhatServeCalls(t *testing.T) {
 		"Items dynamodb:BatchWriteItem": "the purge job deletes a deleted group's items once its 30 days of restore are over " +
 			"(store/purge_groups.go, deleteKeys): no workload waits 30 days",
 	}
-	// The receipts bucket's statements wait for the receipts service: its
-	// workload will run this serve with S3_ENDPOINT at an
-	// s3test.NewRecorder (and S3_BUCKET at an s3test.Bucket), and hold the
-	// statements to the Recorder's Permissions, mapped to the stack's bucket.
-	for _, action := range []string{"s3:PutObject", "s3:GetObject", "s3:DeleteObject", "s3:PutObjectTagging", "s3:DeleteObjectTagging"} {
-		justified["ReceiptObjects "+action] = "receipts and avatars: no workload yet"
+	// The receipts bucket: what the Recorder saw, the clients' presigned
+	// uploads and downloads included, in the stack's bucket.
+	for _, p := range s3rec.Permissions() {
+		resource := strings.Replace(p.Resource, "arn:aws:s3:::"+bucket, "arn:aws:s3:::"+st.bucketName(), 1)
+		used = append(used, permission{p.Action, resource})
 	}
-	justified["ReceiptListing s3:ListBucket"] = "receipts and avatars: no workload yet"
+	justified["ReceiptListing s3:ListBucket"] = "the purge job lists a deleted group's or expense's objects to delete them " +
+		"(receipts/purge.go, objectstore.DeletePrefix) once its 30 days of restore are over: no workload waits 30 days"
 	requireExactPolicy(t, st.policy("ServerPolicy"), used, justified)
 }
 
@@ -285,6 +292,9 @@ func TestOperatorPolicyIsWhatTheCommandsCall(t *testing.T) {
 
 	rec := dynamotest.NewRecorder(t)
 	t.Setenv("DYNAMODB_ENDPOINT", rec.URL)
+	s3rec, bucket := s3test.NewRecorder(t), s3test.Bucket(t)
+	t.Setenv("S3_ENDPOINT", s3rec.URL)
+	t.Setenv("S3_BUCKET", bucket) // verify holds the bucket to the receipts
 	var out bytes.Buffer
 	command := func(args ...string) error { return commands.Run(ctx, args, &out, io.Discard) }
 	require.NoError(t, command("migrate"))
@@ -296,6 +306,9 @@ func TestOperatorPolicyIsWhatTheCommandsCall(t *testing.T) {
 	require.NoError(t, command("table", "create"))
 	st := newStack(t, loadTemplate(t), "prod")
 	used := permissionsOf(t, rec.Calls(), table, st.tableARN())
+	for _, p := range s3rec.Permissions() {
+		used = append(used, permission{p.Action, strings.Replace(p.Resource, "arn:aws:s3:::"+bucket, "arn:aws:s3:::"+st.bucketName(), 1)})
+	}
 
 	// `table create` where every setting needs changing.
 	bare := dynamotest.TableName(t)
@@ -367,4 +380,47 @@ func TestEveryDynamoDBCallIsInAPolicy(t *testing.T) {
 			}), "%s calls %s: no policy allows %s", file, op, action)
 		}
 	}
+}
+
+// receiptsWorkload attaches, reads and deletes a receipt of the expense e,
+// and sets and removes the group's picture, as a client does: presigned
+// uploads and downloads included.
+func receiptsWorkload(t *testing.T, as func(string, any, string, ...any), who, g, e string) {
+	var img bytes.Buffer
+	require.NoError(t, jpeg.Encode(&img, image.NewGray(image.Rect(0, 0, 400, 300)), nil))
+	type presigned struct {
+		UploadID, URL, Method string
+		Headers               []struct{ Name, Value string }
+	}
+	send := func(method, url string, headers []struct{ Name, Value string }, body []byte) {
+		req, err := http.NewRequest(method, url, bytes.NewReader(body))
+		require.NoError(t, err)
+		for _, h := range headers {
+			req.Header.Set(h.Name, h.Value)
+		}
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		require.Equal(t, http.StatusOK, res.StatusCode, "%s %s", method, url)
+	}
+	const fields = `uploadId url method headers { name value }`
+	var up struct{ CreateReceiptUpload presigned }
+	as(who, &up, `mutation($e: ID!, $n: Int!) { createReceiptUpload(expenseId: $e, contentType: "image/jpeg", size: $n) { `+fields+` } }`, "e", e, "n", img.Len())
+	send(up.CreateReceiptUpload.Method, up.CreateReceiptUpload.URL, up.CreateReceiptUpload.Headers, img.Bytes())
+	var receipt struct {
+		ConfirmReceipt struct{ ID, URL, ThumbnailURL string }
+	}
+	as(who, &receipt, `mutation($e: ID!, $u: ID!) { confirmReceipt(expenseId: $e, uploadId: $u) { id url thumbnailUrl } }`, "e", e, "u", up.CreateReceiptUpload.UploadID)
+	send(http.MethodGet, receipt.ConfirmReceipt.URL, nil, nil)
+	send(http.MethodGet, receipt.ConfirmReceipt.ThumbnailURL, nil, nil)
+	as(who, nil, `mutation($id: ID!) { deleteReceipt(id: $id) }`, "id", receipt.ConfirmReceipt.ID)
+
+	var avatar struct{ CreateAvatarUpload presigned }
+	as(who, &avatar, `mutation($g: ID!, $n: Int!) { createAvatarUpload(groupId: $g, contentType: "image/jpeg", size: $n) { `+fields+` } }`, "g", g, "n", img.Len())
+	send(avatar.CreateAvatarUpload.Method, avatar.CreateAvatarUpload.URL, avatar.CreateAvatarUpload.Headers, img.Bytes())
+	var group struct{ ConfirmAvatar struct{ AvatarURL string } }
+	as(who, &group, `mutation($g: ID!, $u: ID!) { confirmAvatar(groupId: $g, uploadId: $u) { avatarUrl } }`, "g", g, "u", avatar.CreateAvatarUpload.UploadID)
+	send(http.MethodGet, group.ConfirmAvatar.AvatarURL, nil, nil)
+	as(who, nil, `mutation($g: ID!) { removeAvatar(groupId: $g) { id } }`, "g", g)
 }
