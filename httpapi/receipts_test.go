@@ -12,10 +12,14 @@ import (
 	"image/png"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fracti/api/internal/testkit/apitest"
+	"github.com/fracti/api/internal/testkit/dynamotest"
 	"github.com/fracti/api/internal/testkit/s3test"
 	"github.com/fracti/api/objectstore"
 	"github.com/fracti/api/receipts"
@@ -383,4 +387,75 @@ func TestPlaceholderAvatar(t *testing.T) {
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(body))
 	require.NoError(t, err)
 	require.Equal(t, [2]int{512, 512}, [2]int{cfg.Width, cfg.Height})
+}
+
+// Real files from phones and PDF writers (media/testdata): a PDF's page
+// count, a HEIC's size without a thumbnail, a phone's rotated JPEG as
+// displayed.
+func TestReceiptsOfRealFiles(t *testing.T) {
+	f := newReceiptsFixture(t)
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "media", "testdata", name))
+		require.NoError(t, err)
+		return b
+	}
+	pdf := f.attach(t, f.ann, "application/pdf", read("imagemagick-6-pages.pdf"))
+	require.Equal(t, 6, *pdf.Pages)
+	require.Nil(t, pdf.Width)
+	require.Nil(t, pdf.ThumbnailURL, "no thumbnail for a PDF")
+	status, typ, _ := download(t, *pdf.URL)
+	require.Equal(t, http.StatusOK, status)
+	require.Equal(t, "application/pdf", typ)
+
+	heic := f.attach(t, f.ann, "image/heic", read("iphone7-IMG_7702_small.heic"))
+	require.NotNil(t, heic.Width)
+	require.Nil(t, heic.ThumbnailURL, "HEVC is not decoded")
+
+	rotated := f.attach(t, f.ann, "image/jpeg", read("samsung-galaxy-s-orientation6.jpg"))
+	require.Less(t, *rotated.Width, *rotated.Height, "orientation 6: portrait as displayed")
+	_, _, body := download(t, *rotated.ThumbnailURL)
+	thumb, err := jpeg.DecodeConfig(bytes.NewReader(body))
+	require.NoError(t, err)
+	require.Equal(t, 320, thumb.Height)
+	require.Less(t, thumb.Width, thumb.Height)
+}
+
+// After a deleted group's 30 days, and a deleted expense's, the purge
+// leaves nothing of theirs in the bucket.
+func TestPurgeLeavesNothingInTheBucket(t *testing.T) {
+	f := newReceiptsFixture(t)
+	ctx := context.Background()
+	other := f.ann.Expense(f.groupID, "8.00", "1", "2")
+	f.attach(t, f.ann, "image/png", pngOf(t, 64, 64))
+	f.attach(t, f.ann, "image/jpeg", jpegOf(t, 64, 64))
+	f.expenseID = other
+	f.attach(t, f.ann, "image/jpeg", jpegOf(t, 80, 60))
+	f.ann.Must(nil, `mutation($id: ID!) { deleteExpense(id: $id) }`, "id", other)
+	count := func() int {
+		n := 0
+		for _, err := range f.objects.List(ctx, "") {
+			require.NoError(t, err)
+			n++
+		}
+		return n
+	}
+	require.Equal(t, 6, count(), "three receipts, three thumbnails")
+
+	// The store and the service as they will be, d from now.
+	later := func(d time.Duration) (*store.Store, *receipts.Service) {
+		s := store.New(dynamotest.Client(t), f.api.Store.Table(), store.Options{Now: func() time.Time { return time.Now().Add(d) }})
+		return s, receipts.New(s, f.objects, receipts.Options{})
+	}
+	_, svc := later(store.RestoreWindow + time.Hour)
+	n, err := svc.PurgeDeletedReceipts(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, 4, count(), "the deleted expense's receipt and thumbnail went")
+
+	f.ann.Must(nil, `mutation($g: ID!) { deleteGroup(id: $g) }`, "g", f.groupID)
+	s, svc := later(store.GroupRestoreWindow + time.Hour)
+	run, err := s.PurgeDeletedGroupsWith(ctx, svc.PurgeTarget())
+	require.NoError(t, err)
+	require.Equal(t, 1, run.Groups)
+	require.Zero(t, count(), "nothing is left in the bucket")
 }
