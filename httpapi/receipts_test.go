@@ -270,9 +270,19 @@ func TestReceiptRefusals(t *testing.T) {
 		})
 	}
 
+	// Larger than announced, written behind the presigned URL's back.
+	up := f.startUpload(f.ann, "image/jpeg", len(photo))
+	key := store.ReceiptObjectKey(f.groupID, f.expenseID, up.UploadID)
+	require.NoError(t, f.objects.Put(context.Background(), key, "image/jpeg", append(append([]byte{}, photo...), 0, 0)))
+	res := f.confirm(f.ann, up.UploadID)
+	require.Equal(t, "BAD_USER_INPUT", res.Code())
+	require.Contains(t, res.Errors[0].Message, "were announced")
+	_, err := f.objects.Head(context.Background(), key)
+	require.True(t, objectstore.IsNotFound(err), "deleted: %v", err)
+
 	// The store itself refuses a body other than announced (403), and
 	// nothing uploaded is BAD_USER_INPUT with the upload still pending.
-	up := f.startUpload(f.ann, "image/jpeg", len(photo))
+	up = f.startUpload(f.ann, "image/jpeg", len(photo))
 	require.Equal(t, http.StatusForbidden, put(t, up, append(append([]byte{}, photo...), 0)))
 	require.Equal(t, "BAD_USER_INPUT", f.confirm(f.ann, up.UploadID).Code())
 	require.Equal(t, http.StatusOK, put(t, up, photo))
