@@ -22,8 +22,8 @@ bench: ## Benchmarks: the Go benchmarks, then what each main screen costs beside
 	GOTEST_FLAGS=-count=1 scripts/test.sh -run '^$$' -bench . -benchmem -benchtime 50x
 	go run ./cmd/bench
 
-fuzz: ## Run each fuzz test (money, ledger, ton, the import readers, and the HTTP handler on DynamoDB Local) for 30s
-	for p in ./money ./ledger ./ton ./exchange/splitwise ./exchange/spliit ./exchange/fractijson; do \
+fuzz: ## Run each fuzz test (money, ledger, ton, media, the import readers, and the HTTP handler on DynamoDB Local) for 30s
+	for p in ./money ./ledger ./ton ./media ./exchange/splitwise ./exchange/spliit ./exchange/fractijson; do \
 	  for f in $$(go test $$p -list 'Fuzz.*' | grep ^Fuzz); do go test $$p -run '^$$' -fuzz "^$$f$$" -fuzztime 30s -fuzzminimizetime 5s || exit 1; done; \
 	done
 	PACKAGES=./httpapi GOTEST_FLAGS=-count=1 scripts/test.sh -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime 30s

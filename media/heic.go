@@ -16,9 +16,15 @@ import (
 // size. Its pictures are HEVC, which no Go package here decodes: the boxes are
 // checked, not the pictures.
 
-// maxBoxes bounds how many boxes one level of a file may hold: a phone's
-// photo has a few hundred at most, and each costs a slice element.
-const maxBoxes = 100_000
+// Bounds on what a file may declare, each far above a phone's photo (an
+// iPhone's 48 MP HEIC has a few hundred items and extents) and each keeping
+// a crafted file from costing more memory than its own size: an iloc entry
+// with fields of zero bytes declares 65,535 extents in 10 bytes.
+const (
+	maxBoxes   = 100_000 // boxes in one box, or at the top
+	maxItems   = 10_000  // items with a type, bytes or properties
+	maxExtents = 100_000 // extents of all items together
+)
 
 // box is one ISOBMFF box in a file.
 type box struct {
@@ -100,13 +106,9 @@ func walkHEIF(data []byte) (*heifFile, error) {
 			handler = len(c.body) >= 12 && string(c.body[8:12]) == "pict"
 		case "pitm":
 			r := reader{b: c.body}
-			if r.u8() == 0 {
-				r.skip(3)
-				f.primary = uint32(r.u16())
-			} else {
-				r.skip(3)
-				f.primary = r.u32()
-			}
+			version := r.u8()
+			r.skip(3)
+			f.primary = r.id(version != 0)
 			pitm = !r.bad
 		case "iinf":
 			err = f.readIinf(data, c)
@@ -202,30 +204,32 @@ func (f *heifFile) readIinf(data []byte, b box) error {
 		if version < 2 {
 			continue
 		}
-		var id uint32
-		if version == 2 {
-			id = uint32(r.u16())
-		} else {
-			id = r.u32()
-		}
+		id := r.id(version > 2)
 		r.skip(2) // item_protection_index
 		typ := r.bytes(4)
 		if r.bad {
 			return errorf(ErrCorrupt, "the HEIC file's infe box is cut short")
 		}
-		f.item(id).typ = string(typ)
+		it, err := f.item(id)
+		if err != nil {
+			return err
+		}
+		it.typ = string(typ)
 	}
 	return nil
 }
 
 // item returns the item with an id, made on first use.
-func (f *heifFile) item(id uint32) *heifItem {
+func (f *heifFile) item(id uint32) (*heifItem, error) {
 	it := f.items[id]
 	if it == nil {
+		if len(f.items) == maxItems {
+			return nil, errorf(ErrCorrupt, "the HEIC file has more than %d items", maxItems)
+		}
 		it = &heifItem{}
 		f.items[id] = it
 	}
-	return it
+	return it, nil
 }
 
 // readIloc reads where each item's bytes are (ISO/IEC 14496-12 8.11.3).
@@ -238,26 +242,22 @@ func (f *heifFile) readIloc(b box) error {
 	if version == 0 {
 		idxSize = 0
 	}
-	var count uint32
-	if version < 2 {
-		count = uint32(r.u16())
-	} else {
-		count = r.u32()
-	}
-	for range count {
-		var id uint32
-		if version < 2 {
-			id = uint32(r.u16())
-		} else {
-			id = r.u32()
+	extents := 0
+	for range r.id(version >= 2) { // the item count
+		id := r.id(version >= 2)
+		it, err := f.item(id)
+		if err != nil {
+			return err
 		}
-		it := f.item(id)
 		if version >= 1 {
 			it.inIdat = r.u16()&15 == 1
 		}
 		r.skip(2) // data_reference_index
 		base := r.uint(baseSize)
-		n := r.u16()
+		n := int(r.u16())
+		if extents += n; extents > maxExtents {
+			return errorf(ErrCorrupt, "the HEIC file's items have more than %d extents", maxExtents)
+		}
 		for range n {
 			r.uint(idxSize)
 			off, length := r.uint(offSize), r.uint(lenSize)
@@ -294,13 +294,11 @@ func (f *heifFile) readIprp(data []byte, b box) error {
 			r.skip(2)
 			wide := r.u8()&1 != 0
 			count := r.u32()
+			if count > maxItems {
+				return errorf(ErrCorrupt, "the HEIC file has more than %d items", maxItems)
+			}
 			for range count {
-				var id uint32
-				if version < 1 {
-					id = uint32(r.u16())
-				} else {
-					id = r.u32()
-				}
+				id := r.id(version >= 1)
 				n := r.u8()
 				for range n {
 					if wide {
@@ -505,6 +503,14 @@ func (r *reader) u8() uint8   { return r.bytes(1)[0] }
 func (r *reader) u16() uint16 { return binary.BigEndian.Uint16(r.bytes(2)) }
 func (r *reader) u32() uint32 { return binary.BigEndian.Uint32(r.bytes(4)) }
 func (r *reader) u64() uint64 { return binary.BigEndian.Uint64(r.bytes(8)) }
+
+// id reads an item ID or a count: 32 bits wide, 16 bits if not.
+func (r *reader) id(wide bool) uint32 {
+	if wide {
+		return r.u32()
+	}
+	return uint32(r.u16())
+}
 
 // uint reads a number of 0, 4 or 8 bytes (iloc's field sizes); other sizes are bad.
 func (r *reader) uint(size int) uint64 {

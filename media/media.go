@@ -16,7 +16,6 @@ package media
 import (
 	"errors"
 	"fmt"
-	"math"
 	"mime"
 	"strconv"
 	"strings"
@@ -40,8 +39,8 @@ const (
 )
 
 // The sentinel texts are short fragments that read as a sentence a front end
-// can show as-is; Inspect wraps them with a detail ("the file is damaged: the
-// JPEG image is cut short"), and callers branch on them with errors.Is.
+// can show as-is; Inspect wraps them with a detail ("the file is damaged or
+// cannot be read: the JPEG image is cut short"), and callers branch on them with errors.Is.
 var (
 	// ErrEmpty reports a file with no bytes at all.
 	ErrEmpty = errors.New("the file is empty")
@@ -49,8 +48,10 @@ var (
 	ErrUnsupported = errors.New("the file is not a JPEG, PNG, WebP or HEIC image or a PDF")
 	// ErrTooManyPixels reports an image with more pixels than Limits.MaxPixels, or none.
 	ErrTooManyPixels = errors.New("the image is too large")
-	// ErrCorrupt reports a file of an accepted kind that is cut short, damaged or inconsistent.
-	ErrCorrupt = errors.New("the file is damaged")
+	// ErrCorrupt reports a file of an accepted kind that is cut short, damaged or
+	// inconsistent, or that cannot be read within bounds (a PDF with a password,
+	// or with more objects than any document needs).
+	ErrCorrupt = errors.New("the file is damaged or cannot be read")
 	// ErrPolyglot reports an image that also carries a document, page or archive.
 	ErrPolyglot = errors.New("the file hides another kind of file")
 	// ErrNoThumbnail reports a file no thumbnail can be made of here (HEIC, PDF, animated WebP).
@@ -92,14 +93,15 @@ func KindOf(contentType string) (Kind, bool) {
 // Limits bounds what Inspect accepts.
 type Limits struct {
 	// MaxPixels is the most pixels (width × height) an image may have; it
-	// bounds the memory a full decode takes (about 4 bytes a pixel). Zero or
-	// less means DefaultLimits.MaxPixels.
+	// bounds the memory a full decode takes: 1.5 bytes a pixel for a JPEG,
+	// 4 for most PNGs and WebPs, 8 for a 16-bit PNG. Zero or less means
+	// DefaultLimits.MaxPixels.
 	MaxPixels int64
 }
 
 // DefaultLimits are the limits receipts and avatars are checked against:
 // 50 megapixels, above any phone camera's default (a 48 MP sensor saves 12 MP
-// unless asked) and about 200 MB decoded.
+// unless asked), 75 MB as a decoded JPEG and 200 MB as most PNGs.
 var DefaultLimits = Limits{MaxPixels: 50_000_000}
 
 // Info describes a file Inspect accepted.
@@ -165,15 +167,19 @@ func checkPixels(kind Kind, width, height int, lim Limits) error {
 		return errorf(ErrTooManyPixels, "the %s header gives a size of %d×%d pixels", kindName(kind), width, height)
 	}
 	if int64(width)*int64(height) > lim.MaxPixels {
-		return errorf(ErrTooManyPixels, "%d×%d pixels (%s) is more than the %s allowed",
-			width, height, megapixels(int64(width)*int64(height)), megapixels(lim.MaxPixels))
+		return errorf(ErrTooManyPixels, "%d×%d is %s pixels, more than the %s allowed",
+			width, height, thousands(int64(width)*int64(height)), thousands(lim.MaxPixels))
 	}
 	return nil
 }
 
-// megapixels spells a pixel count as people read it ("12.2 megapixels").
-func megapixels(n int64) string {
-	return strconv.FormatFloat(math.Round(float64(n)/1e5)/10, 'f', -1, 64) + " megapixels"
+// thousands spells a count with its thousands apart ("50,000,000").
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // kindName is a kind as a person calls it.

@@ -149,11 +149,10 @@ func appendPage(pdf []byte, oldPages int) []byte {
 	s := bytes.LastIndex(pdf, []byte("/Size "))
 	fmt.Sscanf(string(pdf[s+len("/Size "):]), "%d", &size)
 	const catalog, root = 1, 2
-	branches := (oldPages + 9) / 10
-	var kids []string
-	for b := range branches {
-		kids = append(kids, fmt.Sprintf("%d 0 R", 3+b))
-	}
+	// The root's kids as the last version of the file gives them.
+	k := bytes.LastIndex(pdf, []byte("2 0 obj\n<< /Type /Pages /Kids ["))
+	kidsText := pdf[k+len("2 0 obj\n<< /Type /Pages /Kids ["):]
+	kids := []string{string(kidsText[:bytes.IndexByte(kidsText, ']')])}
 	page := size
 	kids = append(kids, fmt.Sprintf("%d 0 R", page))
 	offPage := out.Len()

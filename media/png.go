@@ -32,15 +32,7 @@ func inspectPNG(data []byte, lim Limits) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	if err := checkPDFHeader(PNG, data); err != nil {
-		return Info{}, err
-	}
-	for _, m := range meta {
-		if err := checkHidden(PNG, "metadata", m); err != nil {
-			return Info{}, err
-		}
-	}
-	if err := checkHidden(PNG, "bytes after its end", data[end:]); err != nil {
+	if err := checkImage(PNG, data, meta, end); err != nil {
 		return Info{}, err
 	}
 	if _, err := png.Decode(bytes.NewReader(data[:end])); err != nil {

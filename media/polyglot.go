@@ -35,6 +35,20 @@ func checkPDFHeader(kind Kind, data []byte) error {
 	return nil
 }
 
+// checkImage runs the checks of a JPEG, PNG or WebP image: its first bytes,
+// its metadata, and what follows its end (at offset end).
+func checkImage(kind Kind, data []byte, meta [][]byte, end int) error {
+	if err := checkPDFHeader(kind, data); err != nil {
+		return err
+	}
+	for _, m := range meta {
+		if err := checkHidden(kind, "metadata", m); err != nil {
+			return err
+		}
+	}
+	return checkHidden(kind, "bytes after its end", data[end:])
+}
+
 // checkHidden refuses markup, a PDF or a ZIP archive in part of an image that
 // holds no pixels; where names that part for the error ("metadata", "the
 // bytes after its end").

@@ -27,15 +27,7 @@ func inspectWebP(data []byte, lim Limits) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	if err := checkPDFHeader(WebP, data); err != nil {
-		return Info{}, err
-	}
-	for _, m := range l.meta {
-		if err := checkHidden(WebP, "metadata", m); err != nil {
-			return Info{}, err
-		}
-	}
-	if err := checkHidden(WebP, "bytes after its end", data[l.end:]); err != nil {
+	if err := checkImage(WebP, data, l.meta, l.end); err != nil {
 		return Info{}, err
 	}
 	// x/image decodes still images only; an animation's frames were checked
