@@ -8,7 +8,8 @@ import (
 
 // jpegLayout is what a walk over a JPEG's segments finds.
 type jpegLayout struct {
-	width       int      // the frame header's (SOFn) size, as stored
+	frame       bool     // a frame header (SOFn) was found, and gave:
+	width       int      // the image's size, as stored
 	height      int      //
 	end         int      // the offset just after the EOI marker
 	orientation int      // the EXIF orientation, 1–8 (1 when there is none)
@@ -26,10 +27,6 @@ func inspectJPEG(data []byte, lim Limits) (Info, error) {
 	if err := checkPixels(JPEG, head.width, head.height, lim); err != nil {
 		return Info{}, err
 	}
-	cfg, err := jpeg.DecodeConfig(bytes.NewReader(data))
-	if err != nil {
-		return Info{}, errorf(ErrCorrupt, "the JPEG header cannot be read (%v)", err)
-	}
 	l, err := walkJPEG(data, false)
 	if err != nil {
 		return Info{}, err
@@ -37,13 +34,13 @@ func inspectJPEG(data []byte, lim Limits) (Info, error) {
 	if err := checkImage(JPEG, data, l.meta, l.end); err != nil {
 		return Info{}, err
 	}
-	// Go's decoder stops at EOI and ignores what follows; the walk above
-	// already made sure the scan data reaches an EOI, since the decoder
-	// alone accepts some files cut inside their last scan.
+	// The walk made sure the scan data reaches an EOI, whatever the decoder
+	// makes of a file cut inside its last scan (some draw the missing rows
+	// grey); the decoder stops at EOI and never sees what follows.
 	if _, err := jpeg.Decode(bytes.NewReader(data[:l.end])); err != nil {
 		return Info{}, errorf(ErrCorrupt, "the JPEG image cannot be decoded (%v)", err)
 	}
-	w, h := orient(l.orientation, cfg.Width, cfg.Height)
+	w, h := orient(l.orientation, l.width, l.height)
 	return Info{Kind: JPEG, Width: w, Height: h}, nil
 }
 
@@ -114,7 +111,11 @@ func walkJPEG(b []byte, untilFrame bool) (jpegLayout, error) {
 		payload := b[i+2 : i+n]
 		i += n
 		switch {
-		case isSOF(marker) && len(payload) >= 5:
+		case isSOF(marker) && !l.frame:
+			if len(payload) < 5 {
+				return l, errorf(ErrCorrupt, "the JPEG image's frame header is cut short")
+			}
+			l.frame = true
 			l.height, l.width = int(binary.BigEndian.Uint16(payload[1:])), int(binary.BigEndian.Uint16(payload[3:]))
 			if untilFrame {
 				return l, nil

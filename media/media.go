@@ -93,14 +93,15 @@ func KindOf(contentType string) (Kind, bool) {
 // Limits bounds what Inspect accepts.
 type Limits struct {
 	// MaxPixels is the most pixels (width × height) an image may have; it
-	// bounds the memory a full decode takes (about 4 bytes a pixel). Zero or
-	// less means DefaultLimits.MaxPixels.
+	// bounds the memory a full decode takes: 1.5 bytes a pixel for a JPEG,
+	// 4 for most PNGs and WebPs, 8 for a 16-bit PNG. Zero or less means
+	// DefaultLimits.MaxPixels.
 	MaxPixels int64
 }
 
 // DefaultLimits are the limits receipts and avatars are checked against:
 // 50 megapixels, above any phone camera's default (a 48 MP sensor saves 12 MP
-// unless asked) and about 200 MB decoded.
+// unless asked), 75 MB as a decoded JPEG and 200 MB as most PNGs.
 var DefaultLimits = Limits{MaxPixels: 50_000_000}
 
 // Info describes a file Inspect accepted.

@@ -119,11 +119,11 @@ func TestPNGText(t *testing.T) {
 	}
 }
 
-// TestPNGThumbnails: every kind of PNG Go decodes makes a thumbnail, and
-// transparency turns white, not black.
+// TestPNGThumbnails: every kind of PNG Go decodes makes a thumbnail, small
+// or prescaled, and transparency turns white, not black.
 func TestPNGThumbnails(t *testing.T) {
-	transparent := image.NewNRGBA(image.Rect(0, 0, 50, 20)) // all zero: transparent black
-	paletted := image.NewPaletted(image.Rect(0, 0, 40, 40), palette.Plan9)
+	transparent := func(w, h int) image.Image { return image.NewNRGBA(image.Rect(0, 0, w, h)) } // transparent black
+	paletted := image.NewPaletted(image.Rect(0, 0, 400, 400), palette.Plan9)
 	for i := range paletted.Pix {
 		paletted.Pix[i] = uint8(i % 256)
 	}
@@ -131,14 +131,24 @@ func TestPNGThumbnails(t *testing.T) {
 	for i := range gray16.Pix {
 		gray16.Pix[i] = uint8(i)
 	}
+	halfClear := image.NewNRGBA(image.Rect(0, 0, 600, 300)) // left half clear, right half opaque red
+	for y := range 300 {
+		for x := 300; x < 600; x++ {
+			halfClear.SetNRGBA(x, y, color.NRGBA{255, 0, 0, 255})
+		}
+	}
 	for _, tc := range []struct {
-		name string
-		img  image.Image
+		name    string
+		img     image.Image
+		corners map[corner]color.RGBA // colours the thumbnail must have
 	}{
-		{"transparent", transparent},
-		{"paletted", paletted},
-		{"16-bit grey", gray16},
-		{"RGBA", quadrants(64, 64)},
+		{"transparent", transparent(50, 20), map[corner]color.RGBA{topLeft: white, bottomRight: white}},
+		{"transparent, prescaled", transparent(500, 200), map[corner]color.RGBA{topLeft: white, bottomRight: white}},
+		{"half transparent, prescaled", halfClear, map[corner]color.RGBA{topLeft: white, topRight: red, bottomLeft: white, bottomRight: red}},
+		{"paletted, prescaled", paletted, nil},
+		{"16-bit grey", gray16, nil},
+		{"RGBA", quadrants(64, 64), map[corner]color.RGBA{topLeft: red, topRight: green, bottomLeft: blue, bottomRight: white}},
+		{"RGBA, prescaled", quadrants(640, 320), map[corner]color.RGBA{topLeft: red, topRight: green, bottomLeft: blue, bottomRight: white}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := encodePNGTest(t, tc.img)
@@ -152,9 +162,8 @@ func TestPNGThumbnails(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, image.Pt(w, h), img.Bounds().Size())
 			assert.Equal(t, 25, max(w, h))
-			if tc.name == "transparent" {
-				r, g, bl, _ := img.At(w/2, h/2).RGBA()
-				assert.True(t, near(color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}, white))
+			for c, want := range tc.corners {
+				assert.True(t, near(colourAt(img, c), want), "%v is %v, not %v", c, colourAt(img, c), want)
 			}
 		})
 	}

@@ -29,7 +29,8 @@ var (
 // major or compatible brands name HEIC or HEIF (heic, heix, hevc, heim, heis,
 // hevm, hevs, mif1, msf1; AVIF is not HEIC), and %PDF- at offset 0. Anything
 // else is ErrUnsupported, wrapped with what the file seems to be when that is
-// known. head is the file's first SniffLen bytes (all of it if shorter).
+// known (no bytes at all are ErrEmpty). head is the file's first SniffLen
+// bytes (all of it if shorter).
 func Sniff(head []byte) (Kind, error) {
 	switch {
 	case len(head) == 0:

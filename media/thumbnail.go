@@ -25,7 +25,8 @@ var errWrongInfo = errors.New("media: the Info given does not describe these byt
 // most maxSide pixels (a smaller image keeps its size: never upscaled), turned
 // as its EXIF orientation says, transparency flattened onto white. width and
 // height are the thumbnail's. info must be what Inspect returned for data.
-// HEIC, PDF and animated WebP (which Go cannot decode) give ErrNoThumbnail.
+// HEIC, PDF and animated WebP (which no Go package here decodes) give
+// ErrNoThumbnail.
 func Thumbnail(data []byte, info Info, maxSide int) (jpegData []byte, width, height int, err error) {
 	if maxSide < 1 {
 		return nil, 0, 0, fmt.Errorf("media: thumbnail side %d is not positive", maxSide)
@@ -68,7 +69,7 @@ func decodeImage(data []byte, info Info) (image.Image, int, error) {
 	switch info.Kind {
 	case JPEG, PNG, WebP:
 	case HEIC, PDF:
-		return nil, 0, errorf(ErrNoThumbnail, "Go cannot decode %s files", kindName(info.Kind))
+		return nil, 0, errorf(ErrNoThumbnail, "%s files are not decoded here", kindName(info.Kind))
 	default:
 		return nil, 0, errWrongInfo
 	}
@@ -86,21 +87,21 @@ func decodeImage(data []byte, info Info) (image.Image, int, error) {
 		var l jpegLayout
 		if l, err = walkJPEG(data, false); err == nil {
 			orientation = l.orientation
-			if cfg, err = jpeg.DecodeConfig(bytes.NewReader(data)); err == nil && matches(cfg, orientation, info) {
+			if matches(l.width, l.height, orientation, info) {
 				img, err = jpeg.Decode(bytes.NewReader(data[:l.end]))
 			}
 		}
 	case PNG:
-		if cfg, err = png.DecodeConfig(bytes.NewReader(data)); err == nil && matches(cfg, 1, info) {
+		if cfg, err = png.DecodeConfig(bytes.NewReader(data)); err == nil && matches(cfg.Width, cfg.Height, 1, info) {
 			img, err = png.Decode(bytes.NewReader(data))
 		}
 	case WebP:
 		var l webpLayout
 		if l, err = walkWebP(data); err == nil {
 			if l.animated {
-				return nil, 0, errorf(ErrNoThumbnail, "Go cannot decode animated WebP images")
+				return nil, 0, errorf(ErrNoThumbnail, "animated WebP images are not decoded here")
 			}
-			if cfg, err = webp.DecodeConfig(bytes.NewReader(data)); err == nil && matches(cfg, 1, info) {
+			if cfg, err = webp.DecodeConfig(bytes.NewReader(data)); err == nil && matches(cfg.Width, cfg.Height, 1, info) {
 				img, err = webp.Decode(bytes.NewReader(data[:l.end]))
 			}
 		}
@@ -117,8 +118,8 @@ func decodeImage(data []byte, info Info) (image.Image, int, error) {
 // matches reports whether a header's size, turned, is the one info gives:
 // the check that info came from Inspect of these bytes, so that no image
 // bigger than Inspect's limits is decoded here.
-func matches(cfg image.Config, orientation int, info Info) bool {
-	w, h := orient(orientation, cfg.Width, cfg.Height)
+func matches(width, height, orientation int, info Info) bool {
+	w, h := orient(orientation, width, height)
 	return w == info.Width && h == info.Height
 }
 
@@ -150,18 +151,26 @@ func scale(src image.Image, r image.Rectangle, w, h int) *image.RGBA {
 	return dst
 }
 
-// prescale averages blocks of k×k pixels of a YCbCr image (a JPEG's or a
-// lossy WebP's) when the target is at least four times smaller, k being half
-// the ratio, so that the filter that follows reads a quarter of a million
-// pixels instead of twelve million: for a 12 MP photo's thumbnail, a quarter
-// of the time and 25 MB less. What remains is at least twice the target's
-// size, which Catmull-Rom then brings down as sharply as from the original.
+// prescale averages blocks of k×k pixels of src's part r, k being half the
+// ratio of r to the target, when that is 2 or more: the filter that follows
+// then reads a quarter of a million pixels instead of twelve million (for a
+// 12 MP photo's thumbnail, a quarter of the time and 25 MB less), and what
+// it reads is still at least twice the target's size, which Catmull-Rom
+// brings down as sharply as from the original.
 func prescale(src image.Image, r image.Rectangle, w, h int) (image.Image, image.Rectangle) {
-	m, ok := src.(*image.YCbCr)
 	k := min(r.Dx()/w, r.Dy()/h) / 2
-	if !ok || k < 2 {
+	if k < 2 {
 		return src, r
 	}
+	if m, ok := src.(*image.YCbCr); ok {
+		return shrinkYCbCr(m, r, k)
+	}
+	return shrinkRGBA(src, r, k)
+}
+
+// shrinkYCbCr box-averages a YCbCr image (a JPEG's, a lossy WebP's) in its
+// own colour space.
+func shrinkYCbCr(m *image.YCbCr, r image.Rectangle, k int) (*image.YCbCr, image.Rectangle) {
 	ow, oh := (r.Dx()+k-1)/k, (r.Dy()+k-1)/k
 	dst := image.NewYCbCr(image.Rect(0, 0, ow, oh), image.YCbCrSubsampleRatio444)
 	for oy := range oh {
@@ -186,6 +195,63 @@ func prescale(src image.Image, r image.Rectangle, w, h int) (image.Image, image.
 		}
 	}
 	return dst, dst.Rect
+}
+
+// shrinkRGBA box-averages any other image in premultiplied RGBA (so that
+// transparent pixels lend no colour to their neighbours).
+func shrinkRGBA(src image.Image, r image.Rectangle, k int) (*image.RGBA, image.Rectangle) {
+	at := premultiplied(src)
+	ow, oh := (r.Dx()+k-1)/k, (r.Dy()+k-1)/k
+	dst := image.NewRGBA(image.Rect(0, 0, ow, oh))
+	for oy := range oh {
+		y0 := r.Min.Y + oy*k
+		y1 := min(y0+k, r.Max.Y)
+		for ox := range ow {
+			x0 := r.Min.X + ox*k
+			x1 := min(x0+k, r.Max.X)
+			var s [4]uint32
+			for y := y0; y < y1; y++ {
+				for x := x0; x < x1; x++ {
+					p := at(x, y)
+					s[0], s[1], s[2], s[3] = s[0]+p[0], s[1]+p[1], s[2]+p[2], s[3]+p[3]
+				}
+			}
+			n := uint32((y1 - y0) * (x1 - x0))
+			i := dst.PixOffset(ox, oy)
+			for c := range 4 {
+				dst.Pix[i+c] = uint8((s[c] + n/2) / n)
+			}
+		}
+	}
+	return dst, dst.Rect
+}
+
+// premultiplied reads an image's pixels as premultiplied 8-bit RGBA, from
+// the pixel arrays of the types PNG decodes to most (screenshots are RGBA
+// or NRGBA), through At for the rest.
+func premultiplied(src image.Image) func(x, y int) [4]uint32 {
+	switch m := src.(type) {
+	case *image.RGBA:
+		return func(x, y int) [4]uint32 {
+			p := m.Pix[m.PixOffset(x, y):]
+			return [4]uint32{uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3])}
+		}
+	case *image.NRGBA:
+		return func(x, y int) [4]uint32 {
+			p := m.Pix[m.PixOffset(x, y):]
+			a := uint32(p[3])
+			return [4]uint32{(uint32(p[0])*a + 127) / 255, (uint32(p[1])*a + 127) / 255, (uint32(p[2])*a + 127) / 255, a}
+		}
+	case *image.Gray:
+		return func(x, y int) [4]uint32 {
+			v := uint32(m.Pix[m.PixOffset(x, y)])
+			return [4]uint32{v, v, v, 255}
+		}
+	}
+	return func(x, y int) [4]uint32 {
+		r, g, b, a := src.At(x, y).RGBA()
+		return [4]uint32{r >> 8, g >> 8, b >> 8, a >> 8}
+	}
 }
 
 // opaque reports images that have no alpha to flatten, cheaply.
