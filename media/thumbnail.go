@@ -171,29 +171,22 @@ func prescale(src image.Image, r image.Rectangle, w, h int) (image.Image, image.
 // shrinkYCbCr box-averages a YCbCr image (a JPEG's, a lossy WebP's) in its
 // own colour space.
 func shrinkYCbCr(m *image.YCbCr, r image.Rectangle, k int) (*image.YCbCr, image.Rectangle) {
-	ow, oh := (r.Dx()+k-1)/k, (r.Dy()+k-1)/k
-	dst := image.NewYCbCr(image.Rect(0, 0, ow, oh), image.YCbCrSubsampleRatio444)
-	for oy := range oh {
-		y0 := r.Min.Y + oy*k
-		y1 := min(y0+k, r.Max.Y)
-		for ox := range ow {
-			x0 := r.Min.X + ox*k
-			x1 := min(x0+k, r.Max.X)
-			var sy, sb, sr, n int
-			for y := y0; y < y1; y++ {
-				row := m.Y[m.YOffset(x0, y):]
-				for x := x0; x < x1; x++ {
-					sy += int(row[x-x0])
-					c := m.COffset(x, y)
-					sb += int(m.Cb[c])
-					sr += int(m.Cr[c])
-				}
-				n += x1 - x0
+	dst := image.NewYCbCr(shrunk(r, k), image.YCbCrSubsampleRatio444)
+	eachBlock(r, k, func(ox, oy int, b image.Rectangle) {
+		var sy, sb, sr int
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			row := m.Y[m.YOffset(b.Min.X, y):]
+			for x := b.Min.X; x < b.Max.X; x++ {
+				sy += int(row[x-b.Min.X])
+				c := m.COffset(x, y)
+				sb += int(m.Cb[c])
+				sr += int(m.Cr[c])
 			}
-			i := oy*dst.YStride + ox
-			dst.Y[i], dst.Cb[i], dst.Cr[i] = uint8((sy+n/2)/n), uint8((sb+n/2)/n), uint8((sr+n/2)/n)
 		}
-	}
+		n := b.Dx() * b.Dy()
+		i := oy*dst.YStride + ox
+		dst.Y[i], dst.Cb[i], dst.Cr[i] = uint8((sy+n/2)/n), uint8((sb+n/2)/n), uint8((sr+n/2)/n)
+	})
 	return dst, dst.Rect
 }
 
@@ -201,29 +194,40 @@ func shrinkYCbCr(m *image.YCbCr, r image.Rectangle, k int) (*image.YCbCr, image.
 // transparent pixels lend no colour to their neighbours).
 func shrinkRGBA(src image.Image, r image.Rectangle, k int) (*image.RGBA, image.Rectangle) {
 	at := premultiplied(src)
-	ow, oh := (r.Dx()+k-1)/k, (r.Dy()+k-1)/k
-	dst := image.NewRGBA(image.Rect(0, 0, ow, oh))
-	for oy := range oh {
-		y0 := r.Min.Y + oy*k
-		y1 := min(y0+k, r.Max.Y)
-		for ox := range ow {
-			x0 := r.Min.X + ox*k
-			x1 := min(x0+k, r.Max.X)
-			var s [4]uint32
-			for y := y0; y < y1; y++ {
-				for x := x0; x < x1; x++ {
-					p := at(x, y)
-					s[0], s[1], s[2], s[3] = s[0]+p[0], s[1]+p[1], s[2]+p[2], s[3]+p[3]
-				}
-			}
-			n := uint32((y1 - y0) * (x1 - x0))
-			i := dst.PixOffset(ox, oy)
-			for c := range 4 {
-				dst.Pix[i+c] = uint8((s[c] + n/2) / n)
+	dst := image.NewRGBA(shrunk(r, k))
+	eachBlock(r, k, func(ox, oy int, b image.Rectangle) {
+		var s [4]uint32
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				p := at(x, y)
+				s[0], s[1], s[2], s[3] = s[0]+p[0], s[1]+p[1], s[2]+p[2], s[3]+p[3]
 			}
 		}
-	}
+		n := uint32(b.Dx() * b.Dy())
+		i := dst.PixOffset(ox, oy)
+		for c := range 4 {
+			dst.Pix[i+c] = uint8((s[c] + n/2) / n)
+		}
+	})
 	return dst, dst.Rect
+}
+
+// shrunk is the bounds of r shrunk k times (a partial block at the right or
+// bottom edge makes a pixel too).
+func shrunk(r image.Rectangle, k int) image.Rectangle {
+	return image.Rect(0, 0, (r.Dx()+k-1)/k, (r.Dy()+k-1)/k)
+}
+
+// eachBlock calls f with each k×k block of r, clipped to r, and the pixel
+// of shrunk(r, k) it becomes.
+func eachBlock(r image.Rectangle, k int, f func(ox, oy int, block image.Rectangle)) {
+	out := shrunk(r, k)
+	for oy := range out.Dy() {
+		for ox := range out.Dx() {
+			x0, y0 := r.Min.X+ox*k, r.Min.Y+oy*k
+			f(ox, oy, image.Rect(x0, y0, min(x0+k, r.Max.X), min(y0+k, r.Max.Y)))
+		}
+	}
 }
 
 // premultiplied reads an image's pixels as premultiplied 8-bit RGBA, from
