@@ -13,6 +13,7 @@ import (
 	"github.com/fracti/api/graph/limits"
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/loaders"
+	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/store"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -60,6 +61,9 @@ const typicalBalances = 100
 // turned off), per-field panic recovery and the error codes clients rely on.
 // The caller adds the HTTP transports.
 func NewHandler(r *Resolver, cfg HandlerConfig) *handler.Server {
+	if r.Receipts == nil {
+		r.Receipts = receipts.New(r.Store, nil, receipts.Options{}) // answers as a server without a bucket
+	}
 	ec := generated.Config{Resolvers: r}
 	// Balance lists cost as many entries as the store lets a group's currencies grow to.
 	listCosts(&ec.Complexity, r.Store.MaxGroupCurrencies())

@@ -43,15 +43,6 @@ func receiptError(err error) error {
 	return err
 }
 
-// receipts is the service, nil-safe: a server without it answers as one
-// without a bucket.
-func (r *Resolver) receipts() *receipts.Service {
-	if r.Receipts == nil {
-		return receipts.New(r.Store, nil, receipts.Options{})
-	}
-	return r.Receipts
-}
-
 // writableGroup is the group of a change that is not a ledger write (an
 // upload): refused at once while the group is archived, as the ledger's
 // condition refuses every write.
@@ -80,18 +71,23 @@ func parseReceiptID(id string) (expenseID, receiptID string, ok bool) {
 	return expenseID, receiptID, ok && expenseID != "" && strings.HasPrefix(receiptID, store.ReceiptPrefix)
 }
 
-// receiptURLs mints a receipt's downloads for a current member of its
-// group; nothing for anyone else, or without storage.
-func (r *Resolver) receiptURLs(ctx context.Context, rc *store.Receipt) (url, thumbnail string, err error) {
-	if ok, err := isMember(ctx, rc.GroupID); err != nil || !ok {
-		return "", "", err
+// mintsFor reports whether a receipt's or picture's URLs are minted for the
+// viewer: a current member of the group, on a server with storage.
+func (r *Resolver) mintsFor(ctx context.Context, groupID string) (bool, error) {
+	if !r.Receipts.Configured() {
+		return false, nil
 	}
-	svc := r.receipts()
-	if !svc.Configured() {
-		return "", "", nil
+	return isMember(ctx, groupID)
+}
+
+// receiptURL is a download minted by mint for a viewer mintsFor allows,
+// null for anyone else.
+func (r *Resolver) receiptURL(ctx context.Context, rc *store.Receipt, mint func(context.Context, *store.Receipt) (string, error)) (*string, error) {
+	if ok, err := r.mintsFor(ctx, rc.GroupID); err != nil || !ok {
+		return nil, err
 	}
-	url, thumbnail, err = svc.URLs(ctx, rc)
-	return url, thumbnail, receiptError(err)
+	url, err := mint(ctx, rc)
+	return nonEmpty(url), receiptError(err)
 }
 
 // avatarURL is a member's or group's picture for a current member: a
@@ -103,14 +99,10 @@ func (r *Resolver) avatarURL(ctx context.Context, groupID, path string) (*string
 	if !store.IsStoredAvatar(path) {
 		return &path, nil
 	}
-	if ok, err := isMember(ctx, groupID); err != nil || !ok {
+	if ok, err := r.mintsFor(ctx, groupID); err != nil || !ok {
 		return nil, err
 	}
-	svc := r.receipts()
-	if !svc.Configured() {
-		return nil, nil
-	}
-	url, err := svc.AvatarURL(ctx, path)
+	url, err := r.Receipts.AvatarURL(ctx, path)
 	if err != nil {
 		return nil, receiptError(err)
 	}

@@ -33,7 +33,7 @@ func (r *mutationResolver) CreateReceiptUpload(ctx context.Context, expenseID st
 	if err := writableGroup(g); err != nil {
 		return nil, err
 	}
-	t, err := r.receipts().CreateReceiptUpload(ctx, e, viewerID(ctx), contentType, int64(size))
+	t, err := r.Receipts.CreateReceiptUpload(ctx, e, viewerID(ctx), contentType, int64(size))
 	if err != nil {
 		return nil, receiptError(err)
 	}
@@ -52,7 +52,7 @@ func (r *mutationResolver) ConfirmReceipt(ctx context.Context, expenseID string,
 	if err != nil {
 		return nil, err
 	}
-	rc, _, err := r.receipts().ConfirmReceipt(ctx, e, g.Title, viewerID(ctx), uploadID)
+	rc, _, err := r.Receipts.ConfirmReceipt(ctx, e, g.Title, viewerID(ctx), uploadID)
 	if err != nil {
 		return nil, receiptError(err)
 	}
@@ -79,7 +79,7 @@ func (r *mutationResolver) DeleteReceipt(ctx context.Context, id string) (string
 	if err != nil {
 		return "", err
 	}
-	if _, err := r.receipts().DeleteReceipt(ctx, e, g.Title, receiptID, viewerID(ctx)); err != nil {
+	if _, err := r.Receipts.DeleteReceipt(ctx, e, g.Title, receiptID, viewerID(ctx)); err != nil {
 		return "", receiptError(err)
 	}
 	loaders.Wrote(ctx, e.GroupID)
@@ -92,7 +92,7 @@ func (r *mutationResolver) CreateAvatarUpload(ctx context.Context, groupID strin
 	if err != nil {
 		return nil, err
 	}
-	t, err := r.receipts().CreateAvatarUpload(ctx, g.ID, member, viewerID(ctx), contentType, int64(size))
+	t, err := r.Receipts.CreateAvatarUpload(ctx, g.ID, member, viewerID(ctx), contentType, int64(size))
 	if err != nil {
 		return nil, receiptError(err)
 	}
@@ -106,7 +106,7 @@ func (r *mutationResolver) ConfirmAvatar(ctx context.Context, groupID string, up
 	if _, err := authorize(ctx, groupID, store.ActionEditGroup); err != nil {
 		return nil, err
 	}
-	up, err := r.receipts().PendingAvatar(ctx, groupID, uploadID)
+	up, err := r.Receipts.PendingAvatar(ctx, groupID, uploadID)
 	if err != nil {
 		return nil, receiptError(err)
 	}
@@ -118,7 +118,7 @@ func (r *mutationResolver) ConfirmAvatar(ctx context.Context, groupID string, up
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.receipts().ConfirmAvatar(ctx, up, was, viewerID(ctx)); err != nil {
+	if _, err := r.Receipts.ConfirmAvatar(ctx, up, was, viewerID(ctx)); err != nil {
 		return nil, receiptError(err)
 	}
 	loaders.Wrote(ctx, g.ID)
@@ -131,7 +131,7 @@ func (r *mutationResolver) RemoveAvatar(ctx context.Context, groupID string, mem
 	if err != nil {
 		return nil, err
 	}
-	if err := r.receipts().RemoveAvatar(ctx, g.ID, member, was, viewerID(ctx)); err != nil {
+	if err := r.Receipts.RemoveAvatar(ctx, g.ID, member, was, viewerID(ctx)); err != nil {
 		return nil, receiptError(err)
 	}
 	loaders.Wrote(ctx, g.ID)
@@ -165,23 +165,23 @@ func (r *receiptResolver) UploadedBy(ctx context.Context, obj *store.Receipt) (*
 
 // URL is the resolver for the url field.
 func (r *receiptResolver) URL(ctx context.Context, obj *store.Receipt) (*string, error) {
-	url, _, err := r.receiptURLs(ctx, obj)
-	return nonEmpty(url), err
+	return r.receiptURL(ctx, obj, r.Receipts.URL)
 }
 
 // ThumbnailURL is the resolver for the thumbnailUrl field.
 func (r *receiptResolver) ThumbnailURL(ctx context.Context, obj *store.Receipt) (*string, error) {
-	_, thumb, err := r.receiptURLs(ctx, obj)
-	return nonEmpty(thumb), err
+	if !obj.Thumbnail {
+		return nil, nil
+	}
+	return r.receiptURL(ctx, obj, r.Receipts.ThumbnailURL)
 }
 
 // UrlsExpireAt is the resolver for the urlsExpireAt field.
 func (r *receiptResolver) UrlsExpireAt(ctx context.Context, obj *store.Receipt) (*time.Time, error) {
-	url, _, err := r.receiptURLs(ctx, obj)
-	if err != nil || url == "" {
+	if ok, err := r.mintsFor(ctx, obj.GroupID); err != nil || !ok {
 		return nil, err
 	}
-	at := time.Now().Add(r.receipts().DownloadTTL()).UTC().Truncate(time.Second)
+	at := time.Now().Add(r.Receipts.DownloadTTL()).UTC().Truncate(time.Second)
 	return &at, nil
 }
 

@@ -53,7 +53,7 @@ type Resolver struct {
 	// submissions stay PENDING for a checker elsewhere).
 	TON *tonverify.Verifier
 	// Receipts attaches receipts and pictures in object storage (nil:
-	// refused as UNAVAILABLE, as a server without a bucket).
+	// NewHandler sets one without a bucket, which answers UNAVAILABLE).
 	Receipts *receipts.Service
 }
 

@@ -38,6 +38,24 @@ const (
 	PDF Kind = "application/pdf"
 )
 
+// Extension is how a file of the kind's name ends: ".jpg", ".png", ".webp",
+// ".heic" or ".pdf" ("" for any other).
+func (k Kind) Extension() string {
+	switch k {
+	case JPEG:
+		return ".jpg"
+	case PNG:
+		return ".png"
+	case WebP:
+		return ".webp"
+	case HEIC:
+		return ".heic"
+	case PDF:
+		return ".pdf"
+	}
+	return ""
+}
+
 // The sentinel texts are short fragments that read as a sentence a front end
 // can show as-is; Inspect wraps them with a detail ("the file is damaged or
 // cannot be read: the JPEG image is cut short"), and callers branch on them with errors.Is.

@@ -105,8 +105,5 @@ func (s *Service) AvatarURL(ctx context.Context, path string) (string, error) {
 	if !store.IsStoredAvatar(path) {
 		return path, nil
 	}
-	if !s.Configured() {
-		return "", ErrNotConfigured
-	}
-	return s.download(ctx, path, string(media.JPEG), "avatar.jpg")
+	return s.download(ctx, path, media.JPEG, "avatar"+media.JPEG.Extension())
 }

@@ -19,6 +19,9 @@ func receiptKinds(k media.Kind) bool {
 	return false
 }
 
+// errExpenseDeleted refuses a receipt for a deleted expense (CONFLICT).
+var errExpenseDeleted = errors.Join(store.ErrConflict, errors.New("the expense is deleted: restore it to add a receipt"))
+
 // thumbnailed are the kinds that get a thumbnail.
 func thumbnailed(k media.Kind) bool { return k == media.JPEG || k == media.PNG || k == media.WebP }
 
@@ -35,7 +38,7 @@ func (s *Service) CreateReceiptUpload(ctx context.Context, e *store.Expense, use
 		return Ticket{}, err
 	}
 	if e.DeletedAt != nil {
-		return Ticket{}, errors.Join(store.ErrConflict, errors.New("the expense is deleted: restore it to add a receipt"))
+		return Ticket{}, errExpenseDeleted
 	}
 	if len(e.Receipts) >= store.MaxReceiptsPerExpense {
 		return Ticket{}, invalidf("expenseId", "the expense has %d receipts, the most it holds: delete one first", len(e.Receipts))
@@ -71,7 +74,7 @@ func (s *Service) ConfirmReceipt(ctx context.Context, e *store.Expense, groupTit
 		return store.Receipt{}, nil, invalidf("uploadId", "no pending upload %s for this expense: it expired, or was confirmed or refused already", uploadID)
 	}
 	if e.DeletedAt != nil {
-		return store.Receipt{}, nil, errors.Join(store.ErrConflict, errors.New("the expense is deleted: restore it to add a receipt"))
+		return store.Receipt{}, nil, errExpenseDeleted
 	}
 	key := store.ReceiptObjectKey(e.GroupID, e.ID, up.ID)
 	thumbKey := store.ReceiptThumbnailKey(e.GroupID, e.ID, up.ID)
@@ -173,38 +176,22 @@ func orNotFound(err error) error {
 	return store.ErrNotFound
 }
 
-// URLs mints a receipt's download and its thumbnail's ("" without one),
-// valid for DownloadTTL: the caller checks that the viewer is a member.
-func (s *Service) URLs(ctx context.Context, r *store.Receipt) (url, thumbnail string, err error) {
-	if !s.Configured() {
-		return "", "", ErrNotConfigured
-	}
-	name := "receipt-" + strings.TrimPrefix(r.ID, store.ReceiptPrefix)[:8] + extension(r.ContentType)
-	if url, err = s.download(ctx, store.ReceiptObjectKey(r.GroupID, r.ExpenseID, r.ID), r.ContentType, name); err != nil {
-		return "", "", err
-	}
-	if r.Thumbnail {
-		thumbName := "receipt-" + strings.TrimPrefix(r.ID, store.ReceiptPrefix)[:8] + "-thumbnail.jpg"
-		if thumbnail, err = s.download(ctx, store.ReceiptThumbnailKey(r.GroupID, r.ExpenseID, r.ID), string(media.JPEG), thumbName); err != nil {
-			return "", "", err
-		}
-	}
-	return url, thumbnail, nil
+// URL mints a receipt's download, valid for DownloadTTL, served as its
+// checked type: the caller checks that the viewer is a member.
+func (s *Service) URL(ctx context.Context, r *store.Receipt) (string, error) {
+	return s.download(ctx, store.ReceiptObjectKey(r.GroupID, r.ExpenseID, r.ID), media.Kind(r.ContentType), receiptFileName(r)+media.Kind(r.ContentType).Extension())
 }
 
-// extension is a file name's ending for a receipt's type.
-func extension(contentType string) string {
-	switch media.Kind(contentType) {
-	case media.JPEG:
-		return ".jpg"
-	case media.PNG:
-		return ".png"
-	case media.WebP:
-		return ".webp"
-	case media.HEIC:
-		return ".heic"
-	case media.PDF:
-		return ".pdf"
+// ThumbnailURL mints a download of a receipt's JPEG thumbnail ("" without
+// one), as URL does.
+func (s *Service) ThumbnailURL(ctx context.Context, r *store.Receipt) (string, error) {
+	if !r.Thumbnail {
+		return "", nil
 	}
-	return ""
+	return s.download(ctx, store.ReceiptThumbnailKey(r.GroupID, r.ExpenseID, r.ID), media.JPEG, receiptFileName(r)+"-thumbnail"+media.JPEG.Extension())
+}
+
+// receiptFileName is the start of a receipt's downloads' file names.
+func receiptFileName(r *store.Receipt) string {
+	return "receipt-" + strings.TrimPrefix(r.ID, store.ReceiptPrefix)[:8]
 }

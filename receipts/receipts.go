@@ -213,10 +213,14 @@ func (s *Service) forget(ctx context.Context, up *store.Upload, keys ...string) 
 	}
 }
 
-// download mints a presigned GET of key, served as contentType.
-func (s *Service) download(ctx context.Context, key, contentType, filename string) (string, error) {
+// download mints a presigned GET of key, served as kind, shown inline
+// under filename.
+func (s *Service) download(ctx context.Context, key string, kind media.Kind, filename string) (string, error) {
+	if !s.Configured() {
+		return "", ErrNotConfigured
+	}
 	p, err := s.objects.PresignGet(ctx, key, s.opts.DownloadTTL, objectstore.GetOptions{
-		ContentType: contentType, Disposition: `inline; filename="` + filename + `"`,
+		ContentType: string(kind), Disposition: objectstore.Disposition("inline", filename),
 	})
 	if err != nil {
 		return "", storageError(err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -31,10 +30,7 @@ func (s *Store) AddReceipt(ctx context.Context, e Expense, groupTitle string, r 
 	}
 	next := e
 	next.Receipts = append(slices.Clone(e.Receipts), r)
-	return s.editReceipts(ctx, e, next, groupTitle, actor, EventReceiptAdded, types.TransactWriteItem{Delete: &types.Delete{
-		TableName: &s.table, Key: tableKey(groupPK(e.GroupID), uploadSK(r.ID)),
-		ConditionExpression: aws.String(condItemExists),
-	}})
+	return s.editReceipts(ctx, e, next, groupTitle, actor, EventReceiptAdded, s.uploadConsumed(e.GroupID, r.ID))
 }
 
 // RemoveReceipt detaches the receipt with the id from the live expense e (as

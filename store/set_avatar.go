@@ -39,10 +39,7 @@ func (s *Store) SetAvatar(ctx context.Context, groupID, memberID, was, path, upl
 	}
 	items := []types.TransactWriteItem{{Update: update}, s.memberCheck(groupID, actor, memberCurrent)}
 	if uploadID != "" {
-		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
-			TableName: &s.table, Key: tableKey(groupPK(groupID), uploadSK(uploadID)),
-			ConditionExpression: aws.String(condItemExists),
-		}})
+		items = append(items, s.uploadConsumed(groupID, uploadID))
 	}
 	now := s.stamp()
 	ev := Event{

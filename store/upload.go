@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // UploadLifetime is how long a pending upload may be confirmed: the bucket's
@@ -107,4 +108,13 @@ func (s *Store) DeleteUpload(ctx context.Context, groupID, uploadID string) erro
 		return fmt.Errorf("delete upload: %w", err)
 	}
 	return nil
+}
+
+// uploadConsumed is the transaction's delete of a pending upload's record,
+// on condition that it is still pending: how a confirmation happens once.
+func (s *Store) uploadConsumed(groupID, uploadID string) types.TransactWriteItem {
+	return types.TransactWriteItem{Delete: &types.Delete{
+		TableName: &s.table, Key: tableKey(groupPK(groupID), uploadSK(uploadID)),
+		ConditionExpression: aws.String(condItemExists),
+	}}
 }

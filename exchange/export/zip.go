@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/fracti/api/media"
 	"github.com/fracti/api/store"
 )
 
@@ -18,23 +19,7 @@ type Objects interface {
 // ReceiptFile is where a zip export holds a receipt:
 // receipts/<expenseId>/<receiptId>.<ext>.
 func ReceiptFile(r *store.Receipt) string {
-	return "receipts/" + r.ExpenseID + "/" + r.ID + fileExtension(r.ContentType)
-}
-
-func fileExtension(contentType string) string {
-	switch contentType {
-	case "image/jpeg":
-		return ".jpg"
-	case "image/png":
-		return ".png"
-	case "image/webp":
-		return ".webp"
-	case "image/heic":
-		return ".heic"
-	case "application/pdf":
-		return ".pdf"
-	}
-	return ""
+	return "receipts/" + r.ExpenseID + "/" + r.ID + media.Kind(r.ContentType).Extension()
 }
 
 // Zip writes the group as a zip archive: the JSON document and the CSV
@@ -62,23 +47,19 @@ func (x Export) Zip(ctx context.Context, w io.Writer, objects Objects) error {
 			return err
 		}
 	}
-	args := store.PageArgs{First: store.MaxPageSize}
-	for objects != nil {
-		page, err := x.Store.ListExpensesOldestFirst(ctx, x.Group.ID, args)
+	expenses := &reader[store.Expense]{list: x.Store.ListExpensesOldestFirst, groupID: x.Group.ID}
+	for objects != nil && !expenses.done {
+		page, err := expenses.nextPage(ctx)
 		if err != nil {
 			return err
 		}
-		for i := range page.Items {
-			for _, r := range page.Items[i].Receipts {
+		for i := range page {
+			for _, r := range page[i].Receipts {
 				if err := x.zipReceipt(ctx, entry, objects, &r); err != nil {
 					return err
 				}
 			}
 		}
-		if !page.HasNext || len(page.Items) == 0 {
-			break
-		}
-		args.After = page.Cursors[len(page.Items)-1].String()
 	}
 	if err := zw.Close(); err != nil {
 		return err
