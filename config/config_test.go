@@ -310,7 +310,15 @@ func TestConfigSpendingMaxDays(t *testing.T) {
 }
 
 func TestConfigRates(t *testing.T) {
-	// Unset: no provider, and the server serves (conversions need a rate).
+	// Unset: the ECB's and CoinGecko's public endpoints.
+	t.Setenv("RATES_URL", "")
+	t.Setenv("CRYPTO_RATES_URL", "")
+	assert.Equal(t, Rates{FiatURL: "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml",
+		CryptoURL: "https://api.coingecko.com/api/v3/simple/price", Timeout: 5 * time.Second}, load(t).Rates)
+
+	// off: no provider, and the server serves (conversions need a rate).
+	t.Setenv("RATES_URL", "off")
+	t.Setenv("CRYPTO_RATES_URL", "off")
 	assert.Equal(t, Rates{Timeout: 5 * time.Second}, load(t).Rates)
 
 	t.Setenv("RATES_URL", "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml")

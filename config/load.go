@@ -155,8 +155,8 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Purge = Purge{Interval: r.duration(purgeInterval)}
 	c.TON = TON{APIURL: r.text(tonAPIURL), APIKey: r.text(tonAPIKey), Interval: r.duration(tonVerifyInterval), GiveUp: r.duration(tonVerifyGiveUp)}
 	c.Rates = Rates{
-		FiatURL:   r.httpURL(ratesURL, ecb.ExampleURL),
-		CryptoURL: r.httpURL(cryptoRatesURL, coingecko.ExampleURL),
+		FiatURL:   r.providerURL(ratesURL, ecb.ExampleURL),
+		CryptoURL: r.providerURL(cryptoRatesURL, coingecko.ExampleURL),
 		Timeout:   r.duration(ratesTimeout),
 	}
 
@@ -306,6 +306,15 @@ func (r *reader) botID(s *Setting, token string) int64 {
 		r.failValue(s, "the number before ':' in TELEGRAM_BOT_TOKEN")
 	}
 	return id
+}
+
+// providerURL reads s as an outside provider's http(s) URL, on by
+// default: "off" turns the provider off (empty).
+func (r *reader) providerURL(s *Setting, example string) string {
+	if r.getenv(s.Name) == "off" {
+		return ""
+	}
+	return r.httpURL(s, example)
 }
 
 // httpURL reads s as an http(s) URL, if set; example shows one.

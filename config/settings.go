@@ -13,6 +13,8 @@ import (
 	"github.com/fracti/api/media"
 	"github.com/fracti/api/notify"
 	"github.com/fracti/api/objectstore"
+	"github.com/fracti/api/rates/coingecko"
+	"github.com/fracti/api/rates/ecb"
 	"github.com/fracti/api/receipts"
 	"github.com/fracti/api/store"
 	"github.com/fracti/api/telegram"
@@ -175,8 +177,8 @@ var (
 var ratesSection = section("Exchange rates", "Where the day's exchange rates come from ([Currencies](currencies.md)).")
 
 var (
-	ratesURL       = ratesSection.declare(Setting{Name: "RATES_URL", Shown: "unset: no fiat rate provider", Meaning: "the ECB's daily reference rates XML, such as `https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml`, for conversions between fiat currencies without a given `rate` (see [Currencies](currencies.md)); unset, such a conversion needs its `rate` (`RATE_UNAVAILABLE` otherwise)"})
-	cryptoRatesURL = ratesSection.declare(Setting{Name: "CRYPTO_RATES_URL", Shown: "unset: no TON rate provider", Meaning: "a CoinGecko-compatible `simple/price` endpoint, such as `https://api.coingecko.com/api/v3/simple/price`, for the price of TON; unset, a conversion to or from TON needs its `rate`"})
+	ratesURL       = ratesSection.declare(Setting{Name: "RATES_URL", Default: ecb.ExampleURL, Meaning: "the ECB's daily reference rates XML, for conversions between fiat currencies without a given `rate` (see [Currencies](currencies.md): the provider's terms and limits); `off`: no fiat rate provider, and such a conversion needs its `rate` (`RATE_UNAVAILABLE` otherwise)"})
+	cryptoRatesURL = ratesSection.declare(Setting{Name: "CRYPTO_RATES_URL", Default: coingecko.ExampleURL, Meaning: "a CoinGecko-compatible `simple/price` endpoint for the price of TON (CoinGecko's public one by default: see [Currencies](currencies.md) for its limits); `off`: no TON rate provider, and a conversion to or from TON needs its `rate`"})
 	ratesTimeout   = ratesSection.declare(Setting{Name: "RATES_TIMEOUT", Default: "5s", Meaning: "how long one call to a rate provider may take; a slower one counts as down"})
 )
 

@@ -26,6 +26,9 @@ s3port=$(scripts/s3-local.sh start-memory "$s3pidfile")
 echo "Local S3 server (versitygw) on port $s3port" >&2
 # Tests make their own buckets (internal/testkit/s3test): no S3_BUCKET.
 export S3_ENDPOINT="http://127.0.0.1:$s3port" S3_ACCESS_KEY_ID=fracti-local S3_SECRET_ACCESS_KEY=fracti-local-secret
+# The rate providers default to the ECB's and CoinGecko's public endpoints:
+# no test reaches them (tests that need rates serve them locally).
+export RATES_URL=off CRYPTO_RATES_URL=off
 # GOTEST_FLAGS lets `make bench` run without the race detector; PACKAGES
 # narrows the run (`make fuzz` fuzzes one package at a time).
 # The output is kept in .local/test-output-<pid>.log and, when a test fails, its

@@ -116,7 +116,8 @@ func StartInstance(t testing.TB, bin, table string, extraEnv ...string) Instance
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "PORT="+port, "DYNAMODB_ENDPOINT="+dynamotest.Endpoint(t),
 		"DYNAMODB_TABLE="+table, "CURSOR_SECRET=shared-by-every-instance", "PLAYGROUND=false",
-		"STREAM_POLL_INTERVAL=50ms", "QUOTA_WRITES_PER_DAY=0", "QUOTA_READS_PER_DAY=0")
+		"STREAM_POLL_INTERVAL=50ms", "QUOTA_WRITES_PER_DAY=0", "QUOTA_READS_PER_DAY=0",
+		"RATES_URL=off", "CRYPTO_RATES_URL=off") // never the public providers
 	cmd.Env = append(cmd.Env, extraEnv...)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
