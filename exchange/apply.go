@@ -37,12 +37,10 @@ func (p *Plan) NetBalances() []Balance {
 		if s.Status != "" && s.Status != "completed" {
 			continue
 		}
-		a := s.Amount
-		if s.Settles != nil {
-			a = s.Settles.Amount
+		for _, a := range s.SettledParts() {
+			add(s.From, a)
+			add(s.To, a.Neg())
 		}
-		add(s.From, a)
-		add(s.To, a.Neg())
 	}
 	order := make(map[string]int, len(p.People))
 	for i, x := range p.People {

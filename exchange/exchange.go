@@ -130,6 +130,25 @@ type Settlement struct {
 	Status string
 	// Settles is set when the payment settled a balance in another currency.
 	Settles *Original
+	// Parts is set, instead, when it settled balances in several currencies
+	// (a negative part from the recipient to the payer).
+	Parts []Original
+}
+
+// SettledParts is what the settlement moved in balances: its parts, else
+// what it settled in another currency, else its amount.
+func (s *Settlement) SettledParts() []money.Amount {
+	switch {
+	case len(s.Parts) > 0:
+		out := make([]money.Amount, len(s.Parts))
+		for i, p := range s.Parts {
+			out[i] = p.Amount
+		}
+		return out
+	case s.Settles != nil:
+		return []money.Amount{s.Settles.Amount}
+	}
+	return []money.Amount{s.Amount}
 }
 
 // Comment is a comment on an expense of the file.

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fracti/api/graph/model"
@@ -44,8 +45,13 @@ func (r *Resolver) dayRate(ctx context.Context, from, to money.Currency) (rates.
 // rateFor is the rate to record for a conversion from → to: the one given
 // (input.rate), dated today, or else the day's rate from the providers.
 func (r *Resolver) rateFor(ctx context.Context, from, to money.Currency, given *money.Decimal) (store.RecordedRate, error) {
+	return r.rateOf(ctx, "input.rate", from, to, given)
+}
+
+// rateOf is rateFor of the rate given in field.
+func (r *Resolver) rateOf(ctx context.Context, field string, from, to money.Currency, given *money.Decimal) (store.RecordedRate, error) {
 	if given != nil {
-		d, err := inputRate("input.rate", *given)
+		d, err := inputRate(field, *given)
 		return store.RecordedRate{Rate: d, Source: store.RateSourceManual, Date: r.now().UTC().Format(time.DateOnly)}, err
 	}
 	rt, err := r.dayRate(ctx, from, to)
@@ -255,5 +261,66 @@ func (r *Resolver) settledIn(ctx context.Context, st store.Settlement, settlesCu
 		return store.Settlement{}, badInput("input.amount", "%s %s at %s is %s %s: %v", st.Amount, paid, c.Rate, c.Amount, to, err)
 	}
 	st.Settles = &c
+	return st, nil
+}
+
+// maxSettlementParts is the most currencies one settlement settles.
+const maxSettlementParts = 20
+
+// settledInParts makes the settlement st, paid in its currency, settle the
+// balances the parts name, one currency each (a debt of debts(in:)): each
+// part at its given rate, else at the day's rate (1 in st's own currency).
+// st's amount must be exactly the parts' paid total (money.ConvertBack of
+// each), positive. One part in st's own currency is an ordinary settlement.
+func (r *Resolver) settledInParts(ctx context.Context, st store.Settlement, in []model.SettlementPartInput) (store.Settlement, error) {
+	paid := st.Currency()
+	if len(in) > maxSettlementParts {
+		return store.Settlement{}, badInput("input.parts", "may have at most %d parts", maxSettlementParts)
+	}
+	parts := make([]store.SettledConversion, 0, len(in))
+	seen := map[money.Currency]bool{}
+	total := money.Zero(paid)
+	for i, p := range in {
+		field := fmt.Sprintf("input.parts[%d]", i)
+		cur, err := currency(field+".currency", &p.Currency, money.Currency{})
+		if err != nil {
+			return store.Settlement{}, err
+		}
+		if seen[cur] {
+			return store.Settlement{}, badInput(field+".currency", "%s is in another part already: each currency once", cur)
+		}
+		seen[cur] = true
+		a, err := money.AmountFromDecimal(p.Amount, cur)
+		if err != nil {
+			return store.Settlement{}, moneyError(field+".amount", err)
+		}
+		if a.IsZero() {
+			return store.Settlement{}, badInput(field+".amount", "must not be zero")
+		}
+		c := store.SettledConversion{Amount: a, RecordedRate: store.RecordedRate{Rate: money.NewDecimal(1, 0)}}
+		switch {
+		case cur == paid && p.Rate != nil && p.Rate.Cmp(money.NewDecimal(1, 0)) != 0:
+			return store.Settlement{}, badInput(field+".rate", "the part in the settlement's own currency is at rate 1")
+		case cur != paid:
+			if c.RecordedRate, err = r.rateOf(ctx, field+".rate", paid, cur, p.Rate); err != nil {
+				return store.Settlement{}, err
+			}
+		}
+		share := money.ConvertBack(a, c.Rate, paid)
+		if share.IsZero() {
+			return store.Settlement{}, badInput(field+".amount", "%s %s is less than one minor unit of %s at %s", a, cur, paid, c.Rate)
+		}
+		total = total.Add(share)
+		parts = append(parts, c)
+	}
+	switch {
+	case total.Sign() <= 0:
+		return store.Settlement{}, badInput("input.parts", "the parts come to %s %s: a settlement pays a positive amount (the debt runs the other way)", total, paid)
+	case total.Cmp(st.Amount) != 0:
+		return store.Settlement{}, badInput("input.amount", "the parts come to %s %s, not %s: pay exactly what they settle", total, paid, st.Amount)
+	case len(parts) == 1 && parts[0].Amount.Currency() == paid:
+		return st, nil
+	}
+	st.Parts = parts
 	return st, nil
 }

@@ -133,6 +133,11 @@ func checkPlanText(plan *exchange.Plan) error {
 		if err := checkOriginal(st.Line, "settlements.settles", st.Settles); err != nil {
 			return err
 		}
+		for j := range st.Parts {
+			if err := checkOriginal(st.Line, "settlements.parts", &st.Parts[j]); err != nil {
+				return err
+			}
+		}
 	}
 	for i := range plan.Comments {
 		c := &plan.Comments[i]

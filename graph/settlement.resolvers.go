@@ -82,7 +82,15 @@ func (r *mutationResolver) CreateSettlement(ctx context.Context, input model.Cre
 	if hash != nil {
 		st.TxHash = *hash
 	}
-	if st, err = r.settledIn(ctx, st, input.SettlesCurrency, input.Rate); err != nil {
+	switch {
+	case input.Parts != nil && (input.SettlesCurrency != nil || input.Rate != nil):
+		return nil, badInput("input.parts", "give parts, or settlesCurrency and rate, not both")
+	case input.Parts != nil:
+		st, err = r.settledInParts(ctx, st, input.Parts)
+	default:
+		st, err = r.settledIn(ctx, st, input.SettlesCurrency, input.Rate)
+	}
+	if err != nil {
 		return nil, err
 	}
 	created, err := r.Store.CreateSettlement(ctx, st, key)

@@ -307,11 +307,14 @@ func (s *Store) reassignSettlement(ctx context.Context, st Settlement, ph, user 
 	}}}
 	completed := st.Status == SettlementCompleted
 	if completed {
-		d, err := st.delta().Negate().Plus(next.delta())
-		if err != nil {
-			return err
+		was, now := st.deltas(), next.deltas()
+		for i := range was {
+			d, err := was[i].Negate().Plus(now[i])
+			if err != nil {
+				return err
+			}
+			items = append(items, s.balancesUpdate(st.GroupID, d))
 		}
-		items = append(items, s.balancesUpdate(st.GroupID, d))
 	}
 	changes := append(SettlementChanges(&st, &next), Change{Field: FieldClaimedBy, Before: text(personRef(ph.UserID, ph.Name)), After: text(personRef(user.UserID, user.Name))})
 	ev := settlementEvent(EventSettlementUpdated, &next, user.UserID, s.stamp(), changes)

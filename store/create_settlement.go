@@ -30,7 +30,7 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	items := []types.TransactWriteItem{put}
 	completed := st.Status == SettlementCompleted
 	if completed {
-		items = append(items, s.balancesUpdate(st.GroupID, st.delta()))
+		items = append(items, s.balancesUpdates(st.GroupID, st.deltas())...)
 	}
 	idem := -1
 	if idempotencyKey != "" {
@@ -47,7 +47,7 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	err = s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		parties := []string{st.FromUserID, st.ToUserID}
 		if completed {
-			l.changeBalances(parties, st.Settled().Currency(), s.maxCurrencies)
+			l.changeBalancesIn(parties, st.SettledCurrencies(), s.maxCurrencies)
 		} else {
 			l.requireMembers(parties)
 		}
@@ -57,7 +57,7 @@ func (s *Store) CreateSettlement(ctx context.Context, st Settlement, idempotency
 	case idem >= 0 && condFailedAt(err, idem):
 		return s.replaySettlement(ctx, st, idempotencyKey)
 	case condFailedAt(err, 0):
-		return Settlement{}, s.ledgerRefusal(err, 0, st.Settled().Currency(),
+		return Settlement{}, s.ledgerRefusalIn(err, 0, st.SettledCurrencies(),
 			notFoundf("group %s or one of the two members", st.GroupID))
 	case err != nil:
 		return Settlement{}, fmt.Errorf("create settlement: %w", err)
@@ -83,10 +83,20 @@ func (s *Store) replaySettlement(ctx context.Context, st Settlement, key string)
 
 // fingerprint identifies what the settlement says, apart from its id, time and later changes.
 func (st *Settlement) fingerprint() string {
-	return fingerprint(st.GroupID, st.FromUserID, st.ToUserID, st.Amount.String(), st.Amount.Currency().Code(), st.TxHash, string(st.Status), settledPart(st.Settles))
+	return fingerprint(st.GroupID, st.FromUserID, st.ToUserID, st.Amount.String(), st.Amount.Currency().Code(), st.TxHash, string(st.Status), settledPart(st.Settles), partsPart(st.Parts))
 }
 
-// delta is what completing the settlement does to the group's balances.
-func (st *Settlement) delta() ledger.Delta {
-	return ledger.SettlementDelta(st.Settled().Currency(), st.FromUserID, st.ToUserID, st.Settled())
+// deltas are what completing the settlement does to the group's balances,
+// one per currency it settles (a negative part pays the other way).
+func (st *Settlement) deltas() []ledger.Delta {
+	parts := st.SettledParts()
+	out := make([]ledger.Delta, len(parts))
+	for i, a := range parts {
+		if a.Sign() < 0 {
+			out[i] = ledger.SettlementDelta(a.Currency(), st.ToUserID, st.FromUserID, a.Neg())
+		} else {
+			out[i] = ledger.SettlementDelta(a.Currency(), st.FromUserID, st.ToUserID, a)
+		}
+	}
+	return out
 }

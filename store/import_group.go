@@ -677,10 +677,15 @@ func (r *importRun) settlementUnit(ps *exchange.Settlement) (*importBatch, error
 	if ps.Settles != nil {
 		st.Settles = &SettledConversion{Amount: ps.Settles.Amount, RecordedRate: RecordedRate{Rate: ps.Settles.Rate, Source: ps.Settles.RateSource, Date: ps.Settles.RateDate}}
 	}
+	for _, p := range ps.Parts {
+		st.Parts = append(st.Parts, SettledConversion{Amount: p.Amount, RecordedRate: RecordedRate{Rate: p.Rate, Source: p.RateSource, Date: p.RateDate}})
+	}
 	u := newImportBatch()
 	if st.Status == SettlementCompleted {
 		st.CompletedAt, st.ConfirmedBy = &st.CreatedAt, st.CreatedBy
-		u.deltas[st.Settled().Currency()] = st.delta()
+		for _, d := range st.deltas() {
+			u.deltas[d.Currency] = d
+		}
 		u.involved = []string{from, to}
 	}
 	u.puts, u.settlements = []any{st.record()}, 1

@@ -57,8 +57,8 @@ func number(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
-func stringSet(v string) types.AttributeValue {
-	return &types.AttributeValueMemberSS{Value: []string{v}}
+func stringSet(v ...string) types.AttributeValue {
+	return &types.AttributeValueMemberSS{Value: v}
 }
 
 // requireMembers: every listed user is a current member.
@@ -74,11 +74,25 @@ func (l *ledgerEdit) requireMembers(users []string) {
 // (maxCurrencies); it records the currency and bumps the balances' version.
 // When its condition fails, ledgerRefusal tells why.
 func (l *ledgerEdit) changeBalances(members []string, cur money.Currency, maxCurrencies int) {
+	l.changeBalancesIn(members, []money.Currency{cur}, maxCurrencies)
+}
+
+// changeBalancesIn is changeBalances in several currencies at once (a
+// settlement of several parts): the group may hold them all when it holds
+// each already, or when they would all fit as new ones beside those it
+// holds (a condition cannot count which are new; parts come from debts in
+// currencies the group holds, so the cautious bound never bites in practice).
+func (l *ledgerEdit) changeBalancesIn(members []string, curs []money.Currency, maxCurrencies int) {
 	l.requireMembers(members)
-	code := cur.Code()
-	l.add = append(l.add, attrCurrencies+" "+l.value(stringSet(code)))
-	l.conds = append(l.conds, "("+attrNotExists(attrCurrencies)+" OR "+attrContains(attrCurrencies, l.value(str(code)))+
-		" OR size("+attrCurrencies+") < "+l.value(number(int64(maxCurrencies)))+")")
+	codes := make([]string, len(curs))
+	held := make([]string, len(curs))
+	for i, c := range curs {
+		codes[i] = c.Code()
+		held[i] = attrContains(attrCurrencies, l.value(str(codes[i])))
+	}
+	l.add = append(l.add, attrCurrencies+" "+l.value(stringSet(codes...)))
+	l.conds = append(l.conds, "("+attrNotExists(attrCurrencies)+" OR ("+strings.Join(held, " AND ")+
+		") OR size("+attrCurrencies+") <= "+l.value(number(int64(maxCurrencies-len(curs))))+")")
 	l.bumpVersion()
 }
 
@@ -166,6 +180,11 @@ func (l *ledgerEdit) closedRefusal(err error, i int) error {
 // the currency would be one too many, otherwise missing (a group or member
 // is gone, which the caller knows how to say).
 func (s *Store) ledgerRefusal(err error, i int, cur money.Currency, missing error) error {
+	return s.ledgerRefusalIn(err, i, []money.Currency{cur}, missing)
+}
+
+// ledgerRefusalIn is ledgerRefusal for a write in several currencies.
+func (s *Store) ledgerRefusalIn(err error, i int, curs []money.Currency, missing error) error {
 	old := oldItemAt(err, i)
 	if old == nil {
 		return missing
@@ -174,11 +193,26 @@ func (s *Store) ledgerRefusal(err error, i int, cur money.Currency, missing erro
 	if attributevalue.UnmarshalMap(old, &rec) != nil {
 		return missing
 	}
-	if len(rec.Currencies) >= s.maxCurrencies && !slices.Contains(rec.Currencies, cur.Code()) {
+	held := true
+	for _, c := range curs {
+		held = held && slices.Contains(rec.Currencies, c.Code())
+	}
+	// As changeBalancesIn's condition: all held, or room for all of them.
+	if !held && len(rec.Currencies) > s.maxCurrencies-len(curs) {
 		return fmt.Errorf("%w: the group already holds balances in %d currencies (%s), the most one group may; use one of them",
 			ErrTooManyCurrencies, len(rec.Currencies), strings.Join(rec.Currencies, ", "))
 	}
 	return missing
+}
+
+// balancesUpdates are the transaction items that add deltas to the
+// group's balances, one book each.
+func (s *Store) balancesUpdates(groupID string, ds []ledger.Delta) []types.TransactWriteItem {
+	out := make([]types.TransactWriteItem, len(ds))
+	for i, d := range ds {
+		out[i] = s.balancesUpdate(groupID, d)
+	}
+	return out
 }
 
 // balancesUpdate is the transaction item that adds a delta to the group's

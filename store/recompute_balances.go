@@ -78,7 +78,9 @@ func (s *Store) recompute(ctx context.Context, groupID string) (Recomputation, e
 	}
 	err = eachPage(ctx, func(a PageArgs) (Page[Settlement], error) { return s.ListSettlements(ctx, groupID, a) }, func(st *Settlement) {
 		if st.Status == SettlementCompleted {
-			book(st.Settled().Currency()).Apply(st.delta())
+			for _, d := range st.deltas() {
+				book(d.Currency).Apply(d)
+			}
 		}
 	})
 	return r, err

@@ -50,6 +50,13 @@ type Settlement struct {
 	ConfirmedBy string
 	// Settles is set when the settlement settles a balance in another currency.
 	Settles *SettledConversion
+	// Parts is set, instead of Settles, when one payment settles balances
+	// in several currencies (createSettlement's parts: each currency once,
+	// its own at rate 1): each part's Amount is what it settles
+	// in its currency, negative when it runs from the recipient to the
+	// payer (debts netted across currencies), at the price of one unit of
+	// the paid currency in it.
+	Parts []SettledConversion
 	// Verification is the on-chain check of a TON payment; nil until the
 	// payer submits its transaction (submitSettlementTransaction).
 	Verification *Verification
@@ -86,6 +93,7 @@ type settlementRecord struct {
 	// FormatVersion is absent on settlements written before it (format 1).
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 	settledRecord
+	Parts []partRecord `dynamodbav:"parts,omitempty"`
 	verificationRecord
 }
 
@@ -103,6 +111,7 @@ func (st *Settlement) record() settlementRecord {
 		Amount: amountNumber(st.Amount), Currency: st.Amount.Currency().Code(),
 		TxHash: st.TxHash, Status: string(st.Status), CreatedAt: ts, CreatedBy: st.CreatedBy,
 		ConfirmedBy: st.ConfirmedBy, FormatVersion: formatCurrent, settledRecord: settledRecordOf(st.Settles),
+		Parts: partRecordsOf(st.Parts),
 	}
 	if st.CompletedAt != nil {
 		r.CompletedAt = formatTime(*st.CompletedAt)
@@ -130,6 +139,9 @@ func (r *settlementRecord) settlement() (Settlement, error) {
 	if st.Settles, err = r.settles(); err != nil {
 		return Settlement{}, fmt.Errorf("settlement %s: %w", r.ID, err)
 	}
+	if st.Parts, err = settledParts(r.Parts); err != nil {
+		return Settlement{}, fmt.Errorf("settlement %s: %w", r.ID, err)
+	}
 	if st.Verification, err = r.verification(); err != nil {
 		return Settlement{}, fmt.Errorf("settlement %s: %w", r.ID, err)
 	}
@@ -149,6 +161,9 @@ const (
 	FieldTo     = "to"
 	FieldStatus = "status"
 	FieldTxHash = "txHash"
+	// FieldSettles is what a settlement in another currency, or in several
+	// parts, settles: "33.33 EUR", or "33.33 EUR, -5.00 USD".
+	FieldSettles = "settles"
 )
 
 // SettlementChanges lists what differs between two states of a settlement,
@@ -163,13 +178,20 @@ func SettlementChanges(before, after *Settlement) []Change {
 		if st.TxHash != "" {
 			d[FieldTxHash] = st.TxHash
 		}
+		if st.Settles != nil || len(st.Parts) > 0 {
+			var parts []string
+			for _, a := range st.SettledParts() {
+				parts = append(parts, a.String()+" "+a.Currency().Code())
+			}
+			d[FieldSettles] = strings.Join(parts, ", ")
+		}
 		return d
 	}
 	var was map[string]string
 	if before != nil {
 		was = display(before)
 	}
-	return diffDisplays(was, display(after), []string{FieldAmount, FieldCurrency, FieldFrom, FieldTo, FieldStatus, FieldTxHash})
+	return diffDisplays(was, display(after), []string{FieldAmount, FieldCurrency, FieldSettles, FieldFrom, FieldTo, FieldStatus, FieldTxHash})
 }
 
 // settlementEvent is the activity event of a change to a settlement.

@@ -131,7 +131,7 @@ func (s *Store) updateSettlement(ctx context.Context, st Settlement, change Sett
 	}}}
 	completes := updated.Status == SettlementCompleted && st.Status != SettlementCompleted
 	if completes {
-		items = append(items, s.balancesUpdate(st.GroupID, st.delta()))
+		items = append(items, s.balancesUpdates(st.GroupID, st.deltas())...)
 	}
 	placeholderAt := -1 // the index of the placeholder's check, after the ledger
 	if onBehalf {
@@ -145,7 +145,7 @@ func (s *Store) updateSettlement(ctx context.Context, st Settlement, change Sett
 	ev := settlementEvent(settlementEventType(updated.Status, st.Status), &updated, actor, s.stamp(), SettlementChanges(&st, &updated))
 	err := s.writeWithEvent(ctx, &ev, func(l *ledgerEdit) ([]types.TransactWriteItem, error) {
 		if completes {
-			l.changeBalances([]string{st.FromUserID, st.ToUserID}, st.Settled().Currency(), s.maxCurrencies)
+			l.changeBalancesIn([]string{st.FromUserID, st.ToUserID}, st.SettledCurrencies(), s.maxCurrencies)
 		}
 		if onBehalf {
 			l.requireMembers([]string{actor})
@@ -163,7 +163,7 @@ func (s *Store) updateSettlement(ctx context.Context, st Settlement, change Sett
 	case condFailedAt(err, 1):
 		return Settlement{}, conflictf("the settlement changed meanwhile; it is no longer %s", st.Status)
 	case condFailedAt(err, 0) && completes:
-		return Settlement{}, s.ledgerRefusal(err, 0, st.Settled().Currency(),
+		return Settlement{}, s.ledgerRefusalIn(err, 0, st.SettledCurrencies(),
 			conflictf("one of the two members has left the group, so the settlement cannot complete"))
 	case condFailedAt(err, 0):
 		return Settlement{}, notFoundf("group %s", st.GroupID)

@@ -222,24 +222,30 @@ func (r *rowWriter) expense(e *store.Expense) {
 }
 
 // payment is a completed settlement's row, as Splitwise writes a payment:
-// "<payer> paid <recipient>", in what it settled.
+// "<payer> paid <recipient>", in what it settled; a row per currency for a
+// settlement of several parts, a negative part as paid the other way.
 func (r *rowWriter) payment(st *store.Settlement) {
-	from, to := r.name(st.FromUserID, st.FromUserName), r.name(st.ToUserID, st.ToUserName)
 	when := st.CreatedAt
 	if st.CompletedAt != nil {
 		when = *st.CompletedAt
 	}
-	a := st.Settled()
-	r.start(when.In(r.x.location()).Format(store.DayLayout), Cell(from+" paid "+to), paymentCategory, a.String(), a.Currency())
-	if i, ok := r.index[st.FromUserID]; ok {
-		r.row[i] = a.String()
-		r.add(i, a)
+	for _, a := range st.SettledParts() {
+		fromID, fromName, toID, toName := st.FromUserID, st.FromUserName, st.ToUserID, st.ToUserName
+		if a.Sign() < 0 {
+			fromID, fromName, toID, toName, a = toID, toName, fromID, fromName, a.Neg()
+		}
+		from, to := r.name(fromID, fromName), r.name(toID, toName)
+		r.start(when.In(r.x.location()).Format(store.DayLayout), Cell(from+" paid "+to), paymentCategory, a.String(), a.Currency())
+		if i, ok := r.index[fromID]; ok {
+			r.row[i] = a.String()
+			r.add(i, a)
+		}
+		if i, ok := r.index[toID]; ok {
+			r.row[i] = a.Neg().String()
+			r.add(i, a.Neg())
+		}
+		_ = r.cw.Write(r.row)
 	}
-	if i, ok := r.index[st.ToUserID]; ok {
-		r.row[i] = a.Neg().String()
-		r.add(i, a.Neg())
-	}
-	_ = r.cw.Write(r.row)
 }
 
 // name is a member's name as its column says it.

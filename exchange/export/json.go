@@ -187,12 +187,19 @@ func jsonSettlement(st *store.Settlement) fractijson.Settlement {
 		CreatedAt: utcMillis(st.CreatedAt), CompletedAt: optionalTime(st.CompletedAt),
 	}
 	if c := st.Settles; c != nil {
-		out.Settles = &fractijson.Settled{
-			Amount: c.Amount.String(), Currency: c.Amount.Currency().Code(),
-			Rate: c.Rate.String(), RateSource: c.Source, RateDate: c.Date,
-		}
+		out.Settles = jsonSettled(c)
+	}
+	for i := range st.Parts {
+		out.Parts = append(out.Parts, *jsonSettled(&st.Parts[i]))
 	}
 	return out
+}
+
+func jsonSettled(c *store.SettledConversion) *fractijson.Settled {
+	return &fractijson.Settled{
+		Amount: c.Amount.String(), Currency: c.Amount.Currency().Code(),
+		Rate: c.Rate.String(), RateSource: c.Source, RateDate: c.Date,
+	}
 }
 
 func jsonComment(c *store.Comment) fractijson.Comment {
@@ -238,9 +245,10 @@ func (n netsOf) settlement(st *store.Settlement) {
 	if st.Status != store.SettlementCompleted {
 		return
 	}
-	a := st.Settled()
-	n.add(st.FromUserID, a)
-	n.add(st.ToUserID, a.Neg())
+	for _, a := range st.SettledParts() {
+		n.add(st.FromUserID, a)
+		n.add(st.ToUserID, a.Neg())
+	}
 }
 
 // balances is every member's balance that is not zero, by currency then

@@ -125,6 +125,10 @@ type Settlement struct {
 	// Settles is set when it settled a balance in another currency: that
 	// amount, and the rate of one unit of Currency in it.
 	Settles *Settled `json:"settles,omitempty"`
+	// Parts is set, instead of Settles, when it settled balances in several
+	// currencies: each part's amount (negative: from the recipient to the
+	// payer), and the rate of one unit of Currency in it ("1" in its own).
+	Parts []Settled `json:"parts,omitempty"`
 }
 
 // Settled is what a settlement paid in one currency settled in another.

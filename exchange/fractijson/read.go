@@ -241,7 +241,7 @@ func (d *docReader) parts(amount money.Amount, path string, n int, at func(int) 
 }
 
 func (d *docReader) conversion(c *Conversion, path string) (*exchange.Original, error) {
-	o, err := d.rated(c.OriginalAmount, c.OriginalCurrency, c.Rate, path+".originalAmount", path+".originalCurrency", path+".rate")
+	o, err := d.ratedMoney(c.OriginalAmount, c.OriginalCurrency, c.Rate, path+".originalAmount", path+".originalCurrency", path+".rate")
 	if err != nil {
 		return nil, err
 	}
@@ -250,11 +250,16 @@ func (d *docReader) conversion(c *Conversion, path string) (*exchange.Original, 
 }
 
 // rated reads an amount in another currency and its rate.
-func (d *docReader) rated(amount, code, rate, amountPath, codePath, ratePath string) (*exchange.Original, error) {
+func (d *docReader) ratedMoney(amount, code, rate, amountPath, codePath, ratePath string) (*exchange.Original, error) {
 	a, err := d.money(amount, code, amountPath, codePath)
 	if err != nil {
 		return nil, err
 	}
+	return d.rated(a, rate, ratePath)
+}
+
+// rated is a with the rate beside it.
+func (d *docReader) rated(a money.Amount, rate, ratePath string) (*exchange.Original, error) {
 	r, err := money.ParseRate(rate)
 	if err != nil {
 		return nil, d.lines.Errorf(ratePath, "%q is not a rate: %v", rate, err)
@@ -312,10 +317,42 @@ func (d *docReader) settlements() error {
 		}
 		if c := x.Settles; c != nil {
 			p := path + ".settles"
-			if s.Settles, err = d.rated(c.Amount, c.Currency, c.Rate, p+".amount", p+".currency", p+".rate"); err != nil {
+			if s.Settles, err = d.ratedMoney(c.Amount, c.Currency, c.Rate, p+".amount", p+".currency", p+".rate"); err != nil {
 				return err
 			}
 			s.Settles.RateSource, s.Settles.RateDate = c.RateSource, c.RateDate
+		}
+		if len(x.Parts) > 0 && x.Settles != nil {
+			return d.lines.Errorf(path+".parts", "a settlement has settles or parts, not both")
+		}
+		seen := map[string]bool{}
+		for j, c := range x.Parts {
+			p := fmt.Sprintf("%s.parts[%d]", path, j)
+			cur, err := d.currency(c.Currency, p+".currency")
+			if err != nil {
+				return err
+			}
+			a, err := money.ParseAmount(c.Amount, cur) // negative: the other way
+			if err == nil {
+				magnitude := a
+				if a.Sign() < 0 {
+					magnitude = a.Neg()
+				}
+				err = money.ValidatePositive(magnitude)
+			}
+			if err != nil {
+				return d.lines.Errorf(p+".amount", "%q is not a valid amount of %s: %v", c.Amount, cur.Code(), err)
+			}
+			part, err := d.rated(a, c.Rate, p+".rate")
+			if err != nil {
+				return err
+			}
+			if seen[c.Currency] || part.Amount.IsZero() {
+				return d.lines.Errorf(p, "a part is a currency of its own, and not zero")
+			}
+			seen[c.Currency] = true
+			part.RateSource, part.RateDate = c.RateSource, c.RateDate
+			s.Parts = append(s.Parts, *part)
 		}
 		d.plan.Settlements = append(d.plan.Settlements, s)
 	}

@@ -16,6 +16,12 @@ import (
 
 // region    ************************** generated!.gotpl **************************
 
+type DebtPartResolver interface {
+	Rate(ctx context.Context, obj *model.DebtPart) (*money.Decimal, error)
+
+	Converted(ctx context.Context, obj *model.DebtPart) (*money.Decimal, error)
+}
+
 // endregion ************************** generated!.gotpl **************************
 
 // region    ***************************** args.gotpl *****************************
@@ -79,18 +85,18 @@ func (ec *executionContext) _DebtPart_rate(ctx context.Context, field graphql.Co
 			return ec.fieldContext_DebtPart_rate(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Rate, nil
+			return ec.Resolvers.DebtPart().Rate(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v money.Decimal) graphql.Marshaler {
-			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_DebtPart_rate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DebtPart", field, false, false, "Decimal")
+	return graphql.NewScalarFieldContext("DebtPart", field, true, true, "Decimal")
 }
 
 func (ec *executionContext) _DebtPart_rateSource(ctx context.Context, field graphql.CollectedField, obj *model.DebtPart) (ret graphql.Marshaler) {
@@ -148,7 +154,53 @@ func (ec *executionContext) _DebtPart_converted(ctx context.Context, field graph
 			return ec.fieldContext_DebtPart_converted(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Converted, nil
+			return ec.Resolvers.DebtPart().Converted(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *money.Decimal) graphql.Marshaler {
+			return ec.marshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DebtPart_converted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DebtPart", field, true, true, "Decimal")
+}
+
+func (ec *executionContext) _SettlementPart_currency(ctx context.Context, field graphql.CollectedField, obj *model.SettlementPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlementPart_currency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Currency(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Currency) graphql.Marshaler {
+			return ec.marshalNString2githubᚗcomᚋfractiᚋapiᚋmoneyᚐCurrency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SettlementPart_currency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SettlementPart", field, true, false, "String")
+}
+
+func (ec *executionContext) _SettlementPart_amount(ctx context.Context, field graphql.CollectedField, obj *model.SettlementPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlementPart_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
@@ -158,13 +210,161 @@ func (ec *executionContext) _DebtPart_converted(ctx context.Context, field graph
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_DebtPart_converted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("DebtPart", field, false, false, "Decimal")
+func (ec *executionContext) fieldContext_SettlementPart_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SettlementPart", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _SettlementPart_rate(ctx context.Context, field graphql.CollectedField, obj *model.SettlementPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlementPart_rate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Decimal) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SettlementPart_rate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SettlementPart", field, false, false, "Decimal")
+}
+
+func (ec *executionContext) _SettlementPart_rateSource(ctx context.Context, field graphql.CollectedField, obj *model.SettlementPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlementPart_rateSource(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RateSource, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SettlementPart_rateSource(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SettlementPart", field, false, false, "String")
+}
+
+func (ec *executionContext) _SettlementPart_rateDate(ctx context.Context, field graphql.CollectedField, obj *model.SettlementPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlementPart_rateDate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RateDate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalODate2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SettlementPart_rateDate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SettlementPart", field, false, false, "Date")
+}
+
+func (ec *executionContext) _SettlementPart_paid(ctx context.Context, field graphql.CollectedField, obj *model.SettlementPart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SettlementPart_paid(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Paid, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v money.Amount) graphql.Marshaler {
+			return ec.marshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SettlementPart_paid(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SettlementPart", field, false, false, "Decimal")
 }
 
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
+
+func (ec *executionContext) unmarshalInputSettlementPartInput(ctx context.Context, obj any) (model.SettlementPartInput, error) {
+	var it model.SettlementPartInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"currency", "amount", "rate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "currency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currency"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Currency = data
+		case "amount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
+			data, err := ec.unmarshalNDecimal2githubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Amount = data
+		case "rate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rate"))
+			data, err := ec.unmarshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rate = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSettlementPartInput unmarshals raw into the SettlementPartInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSettlementPartInput(ctx context.Context, raw any) (model.SettlementPartInput, error) {
+	var out model.SettlementPartInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SettlementPartInput", raw, &out)
+	return out, err
+}
 
 // endregion **************************** input.gotpl *****************************
 
@@ -188,30 +388,90 @@ func (ec *executionContext) _DebtPart(ctx context.Context, sel ast.SelectionSet,
 		case "currency":
 			out.Values[i] = ec._DebtPart_currency(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "amount":
 			out.Values[i] = ec._DebtPart_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "rate":
-			out.Values[i] = ec._DebtPart_rate(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DebtPart_rate(ctx, field, obj)
+				})
 		case "rateSource":
 			out.Values[i] = ec._DebtPart_rateSource(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "rateDate":
 			out.Values[i] = ec._DebtPart_rateDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "converted":
-			out.Values[i] = ec._DebtPart_converted(ctx, field, obj)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._DebtPart_converted(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var settlementPartImplementors = []string{"SettlementPart"}
+
+func (ec *executionContext) _SettlementPart(ctx context.Context, sel ast.SelectionSet, obj *model.SettlementPart) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, settlementPartImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SettlementPart")
+		case "currency":
+			out.Values[i] = ec._SettlementPart_currency(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._SettlementPart_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rate":
+			out.Values[i] = ec._SettlementPart_rate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rateSource":
+			out.Values[i] = ec._SettlementPart_rateSource(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "rateDate":
+			out.Values[i] = ec._SettlementPart_rateDate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "paid":
+			out.Values[i] = ec._SettlementPart_paid(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -240,6 +500,15 @@ func (ec *executionContext) marshalNDebtPart2githubᚗcomᚋfractiᚋapiᚋgraph
 	return ec._DebtPart(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNSettlementPart2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSettlementPart(ctx context.Context, sel ast.SelectionSet, v model.SettlementPart) graphql.Marshaler {
+	return ec._SettlementPart(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNSettlementPartInput2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSettlementPartInput(ctx context.Context, v any) (model.SettlementPartInput, error) {
+	res, err := ec.unmarshalInputSettlementPartInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalODebtPart2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐDebtPartᚄ(ctx context.Context, sel ast.SelectionSet, v []model.DebtPart) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -257,6 +526,42 @@ func (ec *executionContext) marshalODebtPart2ᚕgithubᚗcomᚋfractiᚋapiᚋgr
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalOSettlementPart2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSettlementPartᚄ(ctx context.Context, sel ast.SelectionSet, v []model.SettlementPart) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSettlementPart2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSettlementPart(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalOSettlementPartInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSettlementPartInputᚄ(ctx context.Context, v any) ([]model.SettlementPartInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.SettlementPartInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSettlementPartInput2githubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSettlementPartInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // endregion ***************************** type.gotpl *****************************

@@ -29,6 +29,7 @@ type ResolverRoot interface {
 	Comment() CommentResolver
 	CurrencyTotal() CurrencyTotalResolver
 	Debt() DebtResolver
+	DebtPart() DebtPartResolver
 	Expense() ExpenseResolver
 	ExpenseRevision() ExpenseRevisionResolver
 	Group() GroupResolver
@@ -513,6 +514,7 @@ type ComplexityRoot struct {
 		From            func(childComplexity int) int
 		Group           func(childComplexity int) int
 		ID              func(childComplexity int) int
+		Parts           func(childComplexity int) int
 		PaymentLink     func(childComplexity int) int
 		Rate            func(childComplexity int) int
 		RateDate        func(childComplexity int) int
@@ -534,6 +536,15 @@ type ComplexityRoot struct {
 	SettlementEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	SettlementPart struct {
+		Amount     func(childComplexity int) int
+		Currency   func(childComplexity int) int
+		Paid       func(childComplexity int) int
+		Rate       func(childComplexity int) int
+		RateDate   func(childComplexity int) int
+		RateSource func(childComplexity int) int
 	}
 
 	Share struct {
@@ -2890,6 +2901,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Settlement.ID(childComplexity), true
+	case "Settlement.parts":
+		if e.ComplexityRoot.Settlement.Parts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.Parts(childComplexity), true
 	case "Settlement.paymentLink":
 		if e.ComplexityRoot.Settlement.PaymentLink == nil {
 			break
@@ -2982,6 +2999,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SettlementEdge.Node(childComplexity), true
+
+	case "SettlementPart.amount":
+		if e.ComplexityRoot.SettlementPart.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementPart.Amount(childComplexity), true
+	case "SettlementPart.currency":
+		if e.ComplexityRoot.SettlementPart.Currency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementPart.Currency(childComplexity), true
+	case "SettlementPart.paid":
+		if e.ComplexityRoot.SettlementPart.Paid == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementPart.Paid(childComplexity), true
+	case "SettlementPart.rate":
+		if e.ComplexityRoot.SettlementPart.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementPart.Rate(childComplexity), true
+	case "SettlementPart.rateDate":
+		if e.ComplexityRoot.SettlementPart.RateDate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementPart.RateDate(childComplexity), true
+	case "SettlementPart.rateSource":
+		if e.ComplexityRoot.SettlementPart.RateSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SettlementPart.RateSource(childComplexity), true
 
 	case "Share.amount":
 		if e.ComplexityRoot.Share.Amount == nil {
@@ -3371,6 +3425,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ImportMemberInput", ec.unmarshalInputImportMemberInput),
 			graphql.NewInputUnmarshaler("NotificationSettingsInput", ec.unmarshalInputNotificationSettingsInput),
 			graphql.NewInputUnmarshaler("PaymentInput", ec.unmarshalInputPaymentInput),
+			graphql.NewInputUnmarshaler("SettlementPartInput", ec.unmarshalInputSettlementPartInput),
 			graphql.NewInputUnmarshaler("SplitInput", ec.unmarshalInputSplitInput),
 			graphql.NewInputUnmarshaler("UpdateExpenseInput", ec.unmarshalInputUpdateExpenseInput),
 			graphql.NewInputUnmarshaler("UpdateGroupInput", ec.unmarshalInputUpdateGroupInput),
@@ -3881,23 +3936,36 @@ extend type Debt {
   """
   With ` + "`" + `debts(in:)` + "`" + `, what the debt settles in each currency, in the order of
   the group's books, with the rate used; ` + "`" + `amount` + "`" + ` is their converted total in
-  ` + "`" + `currency` + "`" + `. Null without ` + "`" + `in` + "`" + `.
+  ` + "`" + `currency` + "`" + `. A debt in a currency no rate can be had for stays in its own
+  currency, with one part whose ` + "`" + `rate` + "`" + ` and ` + "`" + `converted` + "`" + ` are null. Null
+  without ` + "`" + `in` + "`" + `.
   """
   parts: [DebtPart!]
 }
 
-"The part of a debt in one currency, expressed in the currency asked for with ` + "`" + `debts(in:)` + "`" + `."
+"""
+The part of a debt in one currency, expressed in the currency asked for with
+` + "`" + `debts(in:)` + "`" + `. When no rate can be had for its currency, ` + "`" + `rate` + "`" + ` and
+` + "`" + `converted` + "`" + ` are null with a RATE_UNAVAILABLE error at their own path, and
+nothing else fails.
+"""
 type DebtPart {
   "The currency of the balance this part settles."
   currency: String!
-  "What it settles, in that currency: the simplified debt of the pair in it."
+  """
+  What it settles, in that currency: the simplified debt of the pair in it.
+  Negative when it runs the other way (the debt's recipient owes its payer
+  this in that currency): the pair's debts in opposite directions are netted
+  into one transfer, and paying it settles both.
+  """
   amount: Decimal!
   """
   The price of one unit of the asked currency in ` + "`" + `currency` + "`" + ` (1 TON in EUR), at
-  most 12 significant digits; ` + "`" + `1` + "`" + ` when they are the same. Record it as the
-  settlement's ` + "`" + `rate` + "`" + `, with ` + "`" + `settlesCurrency: currency` + "`" + `, to settle this part.
+  most 12 significant digits; ` + "`" + `1` + "`" + ` when they are the same. Give it as the
+  part's ` + "`" + `rate` + "`" + ` in ` + "`" + `createSettlement(input: {parts})` + "`" + ` to settle this part.
+  Null, with a RATE_UNAVAILABLE error, when no rate can be had right now.
   """
-  rate: Decimal!
+  rate: Decimal
   "Where the rate came from (` + "`" + `ECB` + "`" + `, ` + "`" + `CoinGecko` + "`" + `, …); null when the currencies are the same."
   rateSource: String
   "The provider's day of the rate; null when the currencies are the same."
@@ -3906,15 +3974,24 @@ type DebtPart {
   This part in the asked currency: ` + "`" + `amount` + "`" + ` ÷ ` + "`" + `rate` + "`" + `, rounded half to even to
   its minor units, so that it × ` + "`" + `rate` + "`" + `, rounded to ` + "`" + `currency` + "`" + `'s minor units,
   gives back ` + "`" + `amount` + "`" + ` (exactly, whenever one minor unit of the asked currency is
-  worth less than one of ` + "`" + `currency` + "`" + `, as for TON).
+  worth less than one of ` + "`" + `currency` + "`" + `, as for TON). Negative with ` + "`" + `amount` + "`" + `.
+  Null, with a RATE_UNAVAILABLE error, when no rate can be had right now.
   """
-  converted: Decimal!
+  converted: Decimal
 }
 
 extend type Settlement {
   """
+  What this one payment settles in each currency, when it settles several
+  (` + "`" + `parts` + "`" + ` of createSettlement, from a debt of ` + "`" + `debts(in:)` + "`" + `): completing it
+  moves the balances in every part's currency by the part's amount. Null
+  otherwise (then ` + "`" + `settlesCurrency` + "`" + ` and ` + "`" + `settledAmount` + "`" + ` say what it settles).
+  """
+  parts: [SettlementPart!]
+  """
   The currency of the balance it settles, when that is not the currency it is
-  paid in (` + "`" + `settlesCurrency` + "`" + `); null otherwise.
+  paid in (` + "`" + `settlesCurrency` + "`" + `); null otherwise, and for a settlement of several
+  ` + "`" + `parts` + "`" + `.
   """
   settlesCurrency: String
   """
@@ -3931,7 +4008,58 @@ extend type Settlement {
   rateDate: Date
 }
 
+"What one payment settles in one currency (a settlement of several ` + "`" + `parts` + "`" + `)."
+type SettlementPart {
+  "The currency of the balances this part settles."
+  currency: String!
+  """
+  What it settles in ` + "`" + `currency` + "`" + `: completing the settlement moves the payer's
+  debt to the recipient in it by this much; negative, the recipient's debt
+  to the payer (debts netted across currencies).
+  """
+  amount: Decimal!
+  "The price of one unit of the settlement's currency in ` + "`" + `currency` + "`" + `; ` + "`" + `1` + "`" + ` for its own."
+  rate: Decimal!
+  "Where the rate came from (` + "`" + `manual` + "`" + `, ` + "`" + `ECB` + "`" + `, ` + "`" + `CoinGecko` + "`" + `, …); null for the settlement's own currency."
+  rateSource: String
+  "The provider's day of the rate, or the day a manual rate was given; null for the settlement's own currency."
+  rateDate: Date
+  """
+  The part of the settlement's ` + "`" + `amount` + "`" + ` it is: ` + "`" + `amount` + "`" + ` ÷ ` + "`" + `rate` + "`" + `, rounded half
+  to even to the settlement currency's minor units. The parts' ` + "`" + `paid` + "`" + ` add up to
+  the settlement's ` + "`" + `amount` + "`" + ` exactly.
+  """
+  paid: Decimal!
+}
+
+"One part of a settlement of several currencies: a ` + "`" + `DebtPart` + "`" + ` of ` + "`" + `debts(in:)` + "`" + `."
+input SettlementPartInput {
+  "The currency of the balances it settles; each currency once."
+  currency: String!
+  """
+  What it settles in ` + "`" + `currency` + "`" + ` (the debt part's ` + "`" + `amount` + "`" + `): not zero, with at
+  most the currency's decimals; negative when it settles what the recipient
+  owes the payer.
+  """
+  amount: Decimal!
+  """
+  The price of one unit of the settlement's currency in ` + "`" + `currency` + "`" + ` (the debt
+  part's ` + "`" + `rate` + "`" + `); by default the day's rate, and ` + "`" + `1` + "`" + ` for the settlement's own
+  currency.
+  """
+  rate: Decimal
+}
+
 extend input CreateSettlementInput {
+  """
+  Settle balances in several currencies with this one payment (a debt of
+  ` + "`" + `debts(in: currency)` + "`" + ` with its ` + "`" + `parts` + "`" + `): at most 20 parts, each currency
+  once, and ` + "`" + `amount` + "`" + ` must be exactly the parts' ` + "`" + `paid` + "`" + ` total (each part's
+  amount ÷ its rate, rounded half to even), which must be positive. Not with
+  ` + "`" + `settlesCurrency` + "`" + ` or ` + "`" + `rate` + "`" + `. Completing the settlement moves every part's
+  balances in the same transaction.
+  """
+  parts: [SettlementPartInput!]
   """
   The currency of the balance this payment settles, when it is paid in
   another (` + "`" + `currency` + "`" + `, such as TON, settling a EUR debt). Completing it moves
@@ -4358,8 +4486,11 @@ type Group implements Node {
     """
     Express the debts in this currency (typically TON) at the day's rates: each
     debt is then one transfer per pair of members, its ` + "`" + `parts` + "`" + ` naming the
-    balance in each currency it settles and the rate used. The balances
-    themselves stay per currency. RATE_UNAVAILABLE when a rate cannot be had.
+    balance in each currency it settles and the rate used; a pair owing each
+    other in different currencies nets to one debt (parts the other way are
+    negative). The balances themselves stay per currency. A currency no rate
+    can be had for fails alone: its debts stay in it, their part's ` + "`" + `rate` + "`" + ` and
+    ` + "`" + `converted` + "`" + ` null with RATE_UNAVAILABLE, and every other debt answers.
     """
     in: String
   ): [Debt!]!
@@ -7020,6 +7151,8 @@ func (ec *executionContext) childFields_Settlement(ctx context.Context, field gr
 		return ec.fieldContext_Settlement_completedAt(ctx, field)
 	case "confirmedBy":
 		return ec.fieldContext_Settlement_confirmedBy(ctx, field)
+	case "parts":
+		return ec.fieldContext_Settlement_parts(ctx, field)
 	case "settlesCurrency":
 		return ec.fieldContext_Settlement_settlesCurrency(ctx, field)
 	case "settledAmount":
@@ -7058,6 +7191,24 @@ func (ec *executionContext) childFields_SettlementEdge(ctx context.Context, fiel
 		return ec.fieldContext_SettlementEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SettlementEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_SettlementPart(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "currency":
+		return ec.fieldContext_SettlementPart_currency(ctx, field)
+	case "amount":
+		return ec.fieldContext_SettlementPart_amount(ctx, field)
+	case "rate":
+		return ec.fieldContext_SettlementPart_rate(ctx, field)
+	case "rateSource":
+		return ec.fieldContext_SettlementPart_rateSource(ctx, field)
+	case "rateDate":
+		return ec.fieldContext_SettlementPart_rateDate(ctx, field)
+	case "paid":
+		return ec.fieldContext_SettlementPart_paid(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SettlementPart", field.Name)
 }
 
 func (ec *executionContext) childFields_Share(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

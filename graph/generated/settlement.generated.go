@@ -24,6 +24,7 @@ type SettlementResolver interface {
 	To(ctx context.Context, obj *store.Settlement) (*store.Member, error)
 
 	ConfirmedBy(ctx context.Context, obj *store.Settlement) (*store.Member, error)
+	Parts(ctx context.Context, obj *store.Settlement) ([]model.SettlementPart, error)
 
 	PaymentLink(ctx context.Context, obj *store.Settlement) (*string, error)
 }
@@ -325,6 +326,38 @@ func (ec *executionContext) fieldContext_Settlement_confirmedBy(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Settlement_parts(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_parts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Settlement().Parts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.SettlementPart) graphql.Marshaler {
+			return ec.marshalOSettlementPart2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSettlementPartᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_parts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Settlement",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SettlementPart(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Settlement_settlesCurrency(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -514,7 +547,7 @@ func (ec *executionContext) unmarshalInputCreateSettlementInput(ctx context.Cont
 		asMap["status"] = "PENDING"
 	}
 
-	fieldsInOrder := [...]string{"groupId", "fromUserId", "toUserId", "amount", "currency", "txHash", "status", "idempotencyKey", "settlesCurrency", "rate"}
+	fieldsInOrder := [...]string{"groupId", "fromUserId", "toUserId", "amount", "currency", "txHash", "status", "idempotencyKey", "parts", "settlesCurrency", "rate"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -577,6 +610,13 @@ func (ec *executionContext) unmarshalInputCreateSettlementInput(ctx context.Cont
 				return it, err
 			}
 			it.IdempotencyKey = data
+		case "parts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parts"))
+			data, err := ec.unmarshalOSettlementPartInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSettlementPartInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Parts = data
 		case "settlesCurrency":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settlesCurrency"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -734,6 +774,12 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Settlement_confirmedBy(ctx, field, obj)
+				})
+		case "parts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Settlement_parts(ctx, field, obj)
 				})
 		case "settlesCurrency":
 			out.Values[i] = ec._Settlement_settlesCurrency(ctx, field, obj)

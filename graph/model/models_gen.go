@@ -195,6 +195,13 @@ type CreateSettlementInput struct {
 	Status *store.SettlementStatus `json:"status,omitempty"`
 	// Like CreateExpenseInput.idempotencyKey: a retried request returns the first settlement.
 	IdempotencyKey *string `json:"idempotencyKey,omitempty"`
+	// Settle balances in several currencies with this one payment (a debt of
+	// `debts(in: currency)` with its `parts`): at most 20 parts, each currency
+	// once, and `amount` must be exactly the parts' `paid` total (each part's
+	// amount ÷ its rate, rounded half to even), which must be positive. Not with
+	// `settlesCurrency` or `rate`. Completing the settlement moves every part's
+	// balances in the same transaction.
+	Parts []SettlementPartInput `json:"parts,omitempty"`
 	// The currency of the balance this payment settles, when it is paid in
 	// another (`currency`, such as TON, settling a EUR debt). Completing it moves
 	// the balances in this currency by `amount` × `rate`.
@@ -542,6 +549,20 @@ type SettlementEdge struct {
 	Cursor store.Cursor `json:"cursor"`
 	// The settlement.
 	Node *store.Settlement `json:"node"`
+}
+
+// One part of a settlement of several currencies: a `DebtPart` of `debts(in:)`.
+type SettlementPartInput struct {
+	// The currency of the balances it settles; each currency once.
+	Currency string `json:"currency"`
+	// What it settles in `currency` (the debt part's `amount`): not zero, with at
+	// most the currency's decimals; negative when it settles what the recipient
+	// owes the payer.
+	Amount money.Decimal `json:"amount"`
+	// The price of one unit of the settlement's currency in `currency` (the debt
+	// part's `rate`); by default the day's rate, and `1` for the settlement's own
+	// currency.
+	Rate *money.Decimal `json:"rate,omitempty"`
 }
 
 // A page of shares.
