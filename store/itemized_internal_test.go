@@ -145,4 +145,3 @@ func TestItemizedExpenseSize(t *testing.T) {
 	t.Logf("8 lines for 4 people and a tax: %d bytes", itemBytes(av)-without)
 	assert.Less(t, itemBytes(av)-without, 450)
 }
-
