@@ -4602,7 +4602,9 @@ input CreateGroupInput {
 type FieldChange {
   """
   The field: for expenses amount, currency, description, category, spentAt,
-  payers, splitType or splits; for settlements amount, currency, from, to,
+  payers, splitType, splits, items or adjustments (an itemized bill's lines
+  and adjustments, one at a time: "Pizza 24.00 (EQUAL): Ann 12.00, Ben 12.00 |
+  Wine …" and "TAX 8.875% = 5.59; TIP 9.00 = 9.00"); for settlements amount, currency, from, to,
   status or txHash; for groups title, currency, settlementConfirmation or
   simplifyDebts (recorded only while it is off: absent means true); for
   members wallet; for invites expiresAt, maxUses or revokedAt (never the
