@@ -477,3 +477,20 @@ func TestItemizedExpenseExportImport(t *testing.T) {
 		"file", apitest.File{Name: "trip.json", Data: []byte(bad)})
 	assert.Contains(t, res.Errors[0].Message, "adjustments[0].appliedAmount")
 }
+
+// TestItemizedExpenseIdempotency: a retry with the same key returns the
+// first expense; the same key with other lines (the same splits) is
+// another request.
+func TestItemizedExpenseIdempotency(t *testing.T) {
+	_, group, alice, _, _ := trio(t)
+	in := itemizedDinner(group)
+	in["idempotencyKey"] = "dinner-1"
+	var first, again struct{ CreateExpense itemizedResult }
+	alice.Must(&first, createItemized, "in", in)
+	alice.Must(&again, createItemized, "in", in)
+	assert.Equal(t, first.CreateExpense.ID, again.CreateExpense.ID)
+	// The same people and totals, but the pizza is called otherwise.
+	items := in["items"].([]any)
+	items[0].(map[string]any)["description"] = "Pizza margherita"
+	alice.Fails("CONFLICT", createItemized, "in", in)
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -291,4 +292,29 @@ func importItems(e *Expense, pe *exchange.Expense) error {
 		e.Adjustments = append(e.Adjustments, Adjustment{Kind: AdjustmentKind(a.Kind), Amount: a.Amount, Percentage: a.Percentage, AppliedAmount: a.Applied})
 	}
 	return nil
+}
+
+// itemsParts are an itemized expense's lines and adjustments in its
+// fingerprint, after its splits; none for an expense that is not itemized,
+// whose fingerprint stays what it was. The leading part is no user id, so
+// it cannot be read as one more split.
+func itemsParts(e *Expense) []string {
+	if len(e.Items) == 0 && len(e.Adjustments) == 0 {
+		return nil
+	}
+	parts := []string{"items", strconv.Itoa(len(e.Items)), strconv.Itoa(len(e.Adjustments))}
+	for _, it := range e.Items {
+		parts = append(parts, it.Description, it.Amount.String(), string(it.SplitType), strconv.Itoa(len(it.Shares)))
+		for _, sh := range it.Shares {
+			parts = append(parts, strconv.Itoa(sh.Person), sh.Amount.String(), optionalDecimal(sh.Percentage), optionalDecimal(sh.Shares))
+		}
+	}
+	for _, a := range e.Adjustments {
+		given := "-"
+		if a.Amount != nil {
+			given = a.Amount.String()
+		}
+		parts = append(parts, string(a.Kind), given, optionalDecimal(a.Percentage), a.AppliedAmount.String())
+	}
+	return parts
 }

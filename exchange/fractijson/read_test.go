@@ -91,18 +91,11 @@ func TestBadDocuments(t *testing.T) {
 		{"truncated", `"balances": [`, `"balances": [ {"memberId": "1"`, 0, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := strings.Replace(doc, tc.old, tc.new, 1)
-			if in == doc {
-				t.Fatal("the replacement did not apply")
-			}
+			cut := func(in string) string { return in }
 			if tc.name == "truncated" {
-				in = in[:strings.Index(in, `"balances": [`)+40]
+				cut = func(in string) string { return in[:strings.Index(in, `"balances": [`)+40] }
 			}
-			_, err := Read(strings.NewReader(in))
-			var p *exchange.Problem
-			if !errors.As(err, &p) || p.Severity != exchange.Error {
-				t.Fatalf("error %v is not an Error *exchange.Problem", err)
-			}
+			p := readChanged(t, doc, tc.old, tc.new, cut)
 			if tc.name == "truncated" {
 				return
 			}
@@ -147,17 +140,28 @@ func TestReadItemized(t *testing.T) {
 		{"not EXACT", `"amount": "36.00", "currency": "EUR", "splitType": "EXACT"`, `"amount": "36.00", "currency": "EUR", "splitType": "EQUAL"`, "expenses[0].splitType", "an itemized expense is EXACT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := strings.Replace(doc, tc.old, tc.new, 1)
-			if in == doc {
-				t.Fatal("the replacement did not apply")
-			}
-			_, err := Read(strings.NewReader(in))
-			var p *exchange.Problem
-			if !errors.As(err, &p) || p.Field != tc.field || !strings.Contains(p.Message, tc.text) {
-				t.Errorf("got %v, want field %q with %q", err, tc.field, tc.text)
+			p := readChanged(t, doc, tc.old, tc.new, func(in string) string { return in })
+			if p.Field != tc.field || !strings.Contains(p.Message, tc.text) {
+				t.Errorf("got %+v, want field %q with %q", p, tc.field, tc.text)
 			}
 		})
 	}
+}
+
+// readChanged reads doc with old replaced by new (and then cut) and returns
+// the Error problem reading it must end with.
+func readChanged(t *testing.T, doc, old, new string, cut func(string) string) *exchange.Problem {
+	t.Helper()
+	in := strings.Replace(doc, old, new, 1)
+	if in == doc {
+		t.Fatal("the replacement did not apply")
+	}
+	_, err := Read(strings.NewReader(cut(in)))
+	var p *exchange.Problem
+	if !errors.As(err, &p) || p.Severity != exchange.Error {
+		t.Fatalf("error %v is not an Error *exchange.Problem", err)
+	}
+	return p
 }
 
 func TestBounds(t *testing.T) {
