@@ -104,6 +104,41 @@ type Expense struct {
 	Splits      []Part
 	// Original is set when the expense was entered in another currency.
 	Original *Original
+	// Items and Adjustments are set on an itemized expense (SplitType
+	// exact): its lines and adjustments, which come to exactly its Splits
+	// (money.SplitBill).
+	Items       []Item
+	Adjustments []Adjustment
+}
+
+// Item is one line of an itemized expense: Shares (each person at most
+// once, and each one of the expense's Splits) add up to Amount.
+type Item struct {
+	Description string
+	Amount      money.Amount
+	SplitType   SplitType
+	Shares      []Part
+}
+
+// AdjustmentKind is what an adjustment is, as the store names it.
+type AdjustmentKind string
+
+// The adjustment kinds (the values of store.AdjustmentKind).
+const (
+	AdjustmentTax      AdjustmentKind = "t"
+	AdjustmentTip      AdjustmentKind = "p"
+	AdjustmentService  AdjustmentKind = "s"
+	AdjustmentDiscount AdjustmentKind = "d"
+)
+
+// Adjustment is a tax, tip, service charge or discount of an itemized
+// expense: Amount or Percentage as given, and Applied, what it came to
+// (negative for a discount).
+type Adjustment struct {
+	Kind       AdjustmentKind
+	Amount     *money.Amount
+	Percentage *money.Decimal
+	Applied    money.Amount
 }
 
 // Original is an amount as entered in another currency and the rate it

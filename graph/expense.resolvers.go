@@ -47,6 +47,9 @@ func (r *mutationResolver) CreateExpense(ctx context.Context, input model.Create
 	if err != nil || g == nil {
 		return nil, orNotFound(err, "group")
 	}
+	if err := itemizedConversion(input.Items != nil || input.Adjustments != nil, false, input.ConvertTo, input.Rate); err != nil {
+		return nil, err
+	}
 	e, err := newExpense(ctx, g, input)
 	if err == nil {
 		e, err = r.converted(ctx, e, input.ConvertTo, input.Rate, nil)
@@ -86,6 +89,10 @@ func (r *mutationResolver) UpdateExpense(ctx context.Context, id string, input m
 	}
 	g, err := group(ctx, e.GroupID)
 	if err != nil {
+		return nil, err
+	}
+	itemized := len(input.Items) > 0 || (len(e.Items) > 0 && input.Items == nil)
+	if err := itemizedConversion(itemized, e.Conversion != nil, input.ConvertTo, input.Rate); err != nil {
 		return nil, err
 	}
 	next, err := r.editedConverted(ctx, g, e, input)

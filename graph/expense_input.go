@@ -15,20 +15,33 @@ import (
 // every payer's and beneficiary's exact amount. Every rejection names its
 // input field.
 func newExpense(ctx context.Context, g *store.Group, in model.CreateExpenseInput) (store.Expense, error) {
-	return checkedExpense(ctx, g, in, nil)
+	return checkedExpense(ctx, g, in, nil, false)
 }
 
 // checkedExpense is newExpense where the users in mayHaveLeft need only
 // have been members (the store still refuses an edit that changes the
-// balance of someone who left).
-func checkedExpense(ctx context.Context, g *store.Group, in model.CreateExpenseInput, mayHaveLeft map[string]bool) (store.Expense, error) {
+// balance of someone who left). With amountFromItems (an edit of an
+// itemized expense without a new amount) the amount is the total of the
+// items and adjustments instead of in.Amount.
+func checkedExpense(ctx context.Context, g *store.Group, in model.CreateExpenseInput, mayHaveLeft map[string]bool, amountFromItems bool) (store.Expense, error) {
 	cur, err := currency("input.currency", in.Currency, g.Currency)
 	if err != nil {
 		return store.Expense{}, err
 	}
-	total, err := positiveAmount("input.amount", in.Amount, cur)
+	b, err := inputBill(cur, in)
 	if err != nil {
 		return store.Expense{}, err
+	}
+	var total money.Amount
+	if b != nil && amountFromItems {
+		total = b.split.Total
+	} else if total, err = positiveAmount("input.amount", in.Amount, cur); err != nil {
+		return store.Expense{}, err
+	}
+	if b != nil {
+		if err := b.checkTotal(total); err != nil {
+			return store.Expense{}, err
+		}
 	}
 	description, err := text("input.description", in.Description, 1, maxDescriptionLength)
 	if err != nil {
@@ -42,16 +55,28 @@ func checkedExpense(ctx context.Context, g *store.Group, in model.CreateExpenseI
 	if err != nil {
 		return store.Expense{}, err
 	}
-	parts, err := splitAmounts(total, in.SplitType, in.Splits)
-	if err != nil {
-		return store.Expense{}, err
+	var parts []money.Amount
+	var beneficiaries, beneficiaryFields []string
+	if b != nil {
+		parts, beneficiaries, beneficiaryFields = b.split.Shares, b.people, b.fields
+	} else {
+		if in.SplitType == nil {
+			return store.Expense{}, badInput("input.splitType", "is required unless items are given")
+		}
+		if parts, err = splitAmounts(total, *in.SplitType, in.Splits, "input.splits"); err != nil {
+			return store.Expense{}, err
+		}
+		for i, s := range in.Splits {
+			beneficiaries = append(beneficiaries, s.UserID)
+			beneficiaryFields = append(beneficiaryFields, fmt.Sprintf("input.splits[%d].userId", i))
+		}
 	}
 	involved := map[string]bool{}
 	for _, p := range payers {
 		involved[p.UserID] = true
 	}
-	for _, s := range in.Splits {
-		involved[s.UserID] = true
+	for _, u := range beneficiaries {
+		involved[u] = true
 	}
 	if len(involved) > store.MaxExpenseParticipants {
 		return store.Expense{}, participantLimit()
@@ -62,9 +87,7 @@ func checkedExpense(ctx context.Context, g *store.Group, in model.CreateExpenseI
 	for i, p := range payers {
 		userIDs, fields = append(userIDs, p.UserID), append(fields, payerField(in, i))
 	}
-	for i, s := range in.Splits {
-		userIDs, fields = append(userIDs, s.UserID), append(fields, fmt.Sprintf("input.splits[%d].userId", i))
-	}
+	userIDs, fields = append(userIDs, beneficiaries...), append(fields, beneficiaryFields...)
 	members, err := loaders.Members(ctx, g.ID, userIDs)
 	if err != nil {
 		return store.Expense{}, err
@@ -81,19 +104,25 @@ func checkedExpense(ctx context.Context, g *store.Group, in model.CreateExpenseI
 
 	e := store.Expense{
 		GroupID: g.ID, Amount: total, Description: description, Category: category,
-		SplitType: in.SplitType, CreatedBy: viewerID(ctx), SpentAt: spent,
+		CreatedBy: viewerID(ctx), SpentAt: spent,
 	}
 	for i := range payers {
 		payers[i].UserName = members[i].Name
 	}
 	e.Payers = payers
-	for i, s := range in.Splits {
-		sp := store.Split{UserID: s.UserID, UserName: members[len(payers)+i].Name, Amount: parts[i]}
-		switch in.SplitType {
+	if b != nil {
+		// Each person's total, computed from the lines.
+		e.SplitType, e.Items, e.Adjustments = store.SplitExact, b.items, b.adjustments
+	} else {
+		e.SplitType = *in.SplitType
+	}
+	for i, u := range beneficiaries {
+		sp := store.Split{UserID: u, UserName: members[len(payers)+i].Name, Amount: parts[i]}
+		switch e.SplitType {
 		case store.SplitPercentage:
-			sp.Percentage = s.Percentage
+			sp.Percentage = in.Splits[i].Percentage
 		case store.SplitShares:
-			sp.Shares = s.Shares
+			sp.Shares = in.Splits[i].Shares
 		}
 		e.Splits = append(e.Splits, sp)
 	}
@@ -150,22 +179,25 @@ func payments(ctx context.Context, total money.Amount, in model.CreateExpenseInp
 	return out, nil
 }
 
-func participantLimit() error {
-	return badInput("input.splits", "an expense can involve at most %d members, payers included", store.MaxExpenseParticipants)
+func participantLimit() error { return participantLimitAt("input.splits") }
+
+func participantLimitAt(field string) error {
+	return badInput(field, "an expense can involve at most %d members, payers included", store.MaxExpenseParticipants)
 }
 
-// splitAmounts validates the splits for the split type and returns each
+// splitAmounts validates the splits (the input field splitsField: an
+// expense's, or one of its lines') for the split type and returns each
 // beneficiary's part, summing exactly to total.
-func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.SplitInput) ([]money.Amount, error) {
+func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.SplitInput, splitsField string) ([]money.Amount, error) {
 	if len(splits) == 0 {
-		return nil, badInput("input.splits", "list at least one member who shares the expense")
+		return nil, badInput(splitsField, "list at least one member who shares the expense")
 	}
 	if len(splits) > store.MaxExpenseParticipants {
-		return nil, participantLimit()
+		return nil, participantLimitAt(splitsField)
 	}
 	seen := make(map[string]bool, len(splits))
 	for i, s := range splits {
-		field := fmt.Sprintf("input.splits[%d]", i)
+		field := fmt.Sprintf("%s[%d]", splitsField, i)
 		if !memberUserIDPattern.MatchString(s.UserID) {
 			return nil, badInput(field+".userId", "is not a member's user id")
 		}
@@ -197,7 +229,7 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 	case store.SplitExact:
 		parts = make([]money.Amount, len(splits))
 		for i, s := range splits {
-			field := fmt.Sprintf("input.splits[%d].amount", i)
+			field := fmt.Sprintf("%s[%d].amount", splitsField, i)
 			if s.Amount == nil {
 				return nil, badInput(field, "is required for EXACT splits")
 			}
@@ -221,9 +253,9 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 				w = s.Shares
 			}
 			if w == nil {
-				return nil, badInput(fmt.Sprintf("input.splits[%d].%s", i, name), "is required for %s splits", enumName(splitType))
+				return nil, badInput(fmt.Sprintf("%s[%d].%s", splitsField, i, name), "is required for %s splits", enumName(splitType))
 			}
-			if err := weight(fmt.Sprintf("input.splits[%d].%s", i, name), *w); err != nil {
+			if err := weight(fmt.Sprintf("%s[%d].%s", splitsField, i, name), *w); err != nil {
 				return nil, err
 			}
 			weights[i] = *w
@@ -237,7 +269,7 @@ func splitAmounts(total money.Amount, splitType store.SplitType, splits []model.
 		return nil, badInput("input.splitType", "unknown split type %q", splitType)
 	}
 	if err != nil {
-		return nil, moneyError("input.splits", err)
+		return nil, moneyError(splitsField, err)
 	}
 	return parts, nil
 }
@@ -272,10 +304,18 @@ func editedExpense(ctx context.Context, g *store.Group, e *store.Expense, in mod
 	if in.SpentAt != nil {
 		spent = *in.SpentAt
 	}
+	splitType := e.SplitType
 	c := model.CreateExpenseInput{
 		GroupID: g.ID, Amount: amount, Currency: &cur, Description: description, Category: category,
-		PayerID: in.PayerID, Payers: in.Payers, SplitType: e.SplitType, Splits: in.Splits, SpentAt: &spent,
+		PayerID: in.PayerID, Payers: in.Payers, SplitType: &splitType, Splits: in.Splits, SpentAt: &spent,
 	}
+	itemized, err := editedItems(e, in, &c)
+	if err != nil {
+		return store.Expense{}, err
+	}
+	// Without a new amount an itemized expense's amount is its new total: a
+	// single payer follows it; several payers' amounts must still add up.
+	amountFromItems := itemized && in.Amount == nil
 	if in.PayerID == nil && in.Payers == nil {
 		switch {
 		case len(e.Payers) == 1:
@@ -289,18 +329,18 @@ func editedExpense(ctx context.Context, g *store.Group, e *store.Expense, in mod
 		}
 	}
 	if in.SplitType != nil {
-		c.SplitType = *in.SplitType
+		c.SplitType = in.SplitType
 	}
-	if in.Splits == nil {
+	if in.Splits == nil && !itemized {
 		switch {
-		case c.SplitType != e.SplitType && c.SplitType != store.SplitEqual:
-			return store.Expense{}, badInput("input.splits", "give splits for the new split type %s", enumName(c.SplitType))
-		case c.SplitType == store.SplitExact && amountChanged:
+		case *c.SplitType != e.SplitType && *c.SplitType != store.SplitEqual:
+			return store.Expense{}, badInput("input.splits", "give splits for the new split type %s", enumName(*c.SplitType))
+		case *c.SplitType == store.SplitExact && amountChanged:
 			return store.Expense{}, badInput("input.splits", "give the EXACT splits' amounts for the new amount")
 		}
 		for _, sp := range e.Splits {
 			si := model.SplitInput{UserID: sp.UserID}
-			switch c.SplitType {
+			switch *c.SplitType {
 			case store.SplitExact:
 				d := sp.Amount.Decimal()
 				si.Amount = &d
@@ -319,5 +359,5 @@ func editedExpense(ctx context.Context, g *store.Group, e *store.Expense, in mod
 	for _, sp := range e.Splits {
 		involved[sp.UserID] = true
 	}
-	return checkedExpense(ctx, g, c, involved)
+	return checkedExpense(ctx, g, c, involved, amountFromItems)
 }

@@ -178,6 +178,8 @@ func listCosts(c *generated.ComplexityRoot, currencies int) {
 	times := func(n int) func(int) int { return func(child int) int { return 1 + child*n } }
 	// An expense's splits and payers are bounded by the participant limit but usually short.
 	c.Expense.Splits, c.Expense.Payers = times(10), times(10)
+	// An itemized expense's lines: a receipt's worth, each shared by a few.
+	c.Expense.Items, c.ExpenseItem.Shares, c.Expense.Adjustments = times(10), times(3), times(3)
 	// One balance per member and currency; at most one debt per member and currency.
 	c.Group.Balances = times(typicalBalances)
 	c.Group.Debts = func(child int, _ *bool, _ *string) int { return 1 + child*typicalBalances }

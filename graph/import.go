@@ -124,6 +124,9 @@ func checkPlanText(plan *exchange.Plan) error {
 		if err := checkOriginal(e.Line, "expenses.original", e.Original); err != nil {
 			return err
 		}
+		if err := checkPlanItems(e); err != nil {
+			return refuse(e.Line, "expenses.items", err)
+		}
 	}
 	for i := range plan.Settlements {
 		st := &plan.Settlements[i]

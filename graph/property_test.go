@@ -27,6 +27,7 @@ type world struct {
 	expenses map[string]string // id → who recorded it
 	deleted  map[string]string // deleted expenses: id → who recorded it
 	versions map[string]int    // every expense's version
+	itemized map[string]bool   // the live expenses that are itemized
 	pending  map[string][2]string
 	// api and zone: the server, and the group's time zone (spending.go).
 	api  *apitest.API
@@ -55,7 +56,7 @@ func TestRandomSequencesKeepMoneyAddingUp(t *testing.T) {
 			api := apitest.New(t)
 			w := &world{t: t, rng: rand.New(rand.NewPCG(seed, seed)), users: map[string]*apitest.User{},
 				member: map[string]bool{}, expenses: map[string]string{}, deleted: map[string]string{},
-				versions: map[string]int{}, pending: map[string][2]string{}, api: api, zone: "UTC"}
+				versions: map[string]int{}, itemized: map[string]bool{}, pending: map[string][2]string{}, api: api, zone: "UTC"}
 			for i := range 4 {
 				id := fmt.Sprint(500 + i)
 				w.users[id], w.ids, w.member[id] = api.User(id, "User "+id), append(w.ids, id), true
@@ -177,6 +178,13 @@ func (w *world) randomExpense() (map[string]any, string) {
 		splits[i] = s
 	}
 	in := map[string]any{"groupId": w.group, "amount": format(total, code), "currency": code, "description": "random", "splitType": splitType, "splits": splits}
+	if w.rng.IntN(4) == 0 {
+		// An itemized bill instead: its total is the amount.
+		delete(in, "splitType")
+		delete(in, "splits")
+		total, splitType = w.randomItems(in, code, members), "ITEMS"
+		in["amount"] = format(total, code)
+	}
 	w.randomDayAndCategory(in)
 	if n := 1 + w.rng.IntN(min(3, len(members))); n > 1 && total >= int64(n) {
 		payers := slices.Clone(members)
@@ -193,11 +201,73 @@ func (w *world) randomExpense() (map[string]any, string) {
 	return in, fmt.Sprintf("%s %s split %s", format(total, code), code, splitType)
 }
 
+// randomItems gives in 1 to 3 random lines, each split its own way among
+// some of members, and up to two adjustments (a percentage tax, a fixed
+// tip or discount); it returns their total in minor units.
+func (w *world) randomItems(in map[string]any, code string, members []string) int64 {
+	cur := money.MustCurrency(code)
+	var lines []any
+	subtotal := int64(0)
+	for k := range 1 + w.rng.IntN(3) {
+		amount := 1 + w.rng.Int64N(100_000)
+		subtotal += amount
+		who := slices.Clone(members)
+		w.rng.Shuffle(len(who), func(i, j int) { who[i], who[j] = who[j], who[i] })
+		who = who[:1+w.rng.IntN(len(who))]
+		splitType := w.pick([]string{"EQUAL", "EXACT", "PERCENTAGE", "SHARES"})
+		exact := w.randomParts(amount, len(who), false)
+		pcts := w.randomParts(10_000, len(who), false)
+		splits := make([]any, len(who))
+		for i, u := range who {
+			s := map[string]any{"userId": u}
+			switch splitType {
+			case "EXACT":
+				s["amount"] = format(exact[i], code)
+			case "PERCENTAGE":
+				s["percentage"] = fmt.Sprintf("%d.%02d", pcts[i]/100, pcts[i]%100)
+			case "SHARES":
+				s["shares"] = fmt.Sprint(1 + w.rng.IntN(3))
+			}
+			splits[i] = s
+		}
+		lines = append(lines, map[string]any{"description": fmt.Sprint("line ", k), "amount": format(amount, code), "splitType": splitType, "splits": splits})
+	}
+	in["items"] = lines
+	total := subtotal
+	var adjs []any
+	if w.rng.IntN(2) == 0 {
+		pct := money.NewDecimal(1+w.rng.Int64N(2000), 2) // 0.01% to 20%
+		adjs = append(adjs, map[string]any{"kind": "TAX", "percentage": pct.String()})
+		total += money.PercentOf(money.NewAmount(subtotal, cur), pct).Minor().Int64()
+	}
+	if w.rng.IntN(2) == 0 {
+		v := 1 + w.rng.Int64N(subtotal)
+		kind := w.pick([]string{"TIP", "SERVICE", "DISCOUNT"})
+		if kind == "DISCOUNT" {
+			if v >= total {
+				v = total - 1
+			}
+			if v > 0 {
+				adjs = append(adjs, map[string]any{"kind": kind, "amount": format(v, code)})
+				total -= v
+			}
+		} else {
+			adjs = append(adjs, map[string]any{"kind": kind, "amount": format(v, code)})
+			total += v
+		}
+	}
+	if adjs != nil {
+		in["adjustments"] = adjs
+	}
+	return total
+}
+
 func (w *world) createExpense() string {
 	in, what := w.randomExpense()
 	by := w.pick(w.members())
 	var out struct{ CreateExpense struct{ ID string } }
 	w.users[by].Must(&out, createExpense, "in", in)
+	w.itemized[out.CreateExpense.ID] = in["items"] != nil
 	w.expenses[out.CreateExpense.ID] = by
 	w.versions[out.CreateExpense.ID] = 1
 	w.checkDay(out.CreateExpense.ID, "", "")
@@ -227,8 +297,16 @@ func (w *world) updateExpense() string {
 	if in["payers"] == nil && in["payerId"] == nil {
 		in["payerId"] = by // as createExpense defaults to the viewer; an edit keeps the payers
 	}
+	itemized := in["items"] != nil
+	if w.itemized[id] && !itemized {
+		in["items"] = []any{} // splits replace the lines
+	}
+	if itemized && in["adjustments"] == nil {
+		in["adjustments"] = []any{} // else the expense's would stay
+	}
 	if w.rng.IntN(3) == 0 {
 		in, what = map[string]any{"description": fmt.Sprint("renamed ", w.rng.IntN(1000)), "spentAt": "2026-01-02T03:04:05.678Z"}, "new description"
+		itemized = w.itemized[id]
 	}
 	in["expectedVersion"] = w.versions[id]
 	spentAt, spentOn := w.day(id)
@@ -239,7 +317,7 @@ func (w *world) updateExpense() string {
 	require.Empty(w.t, res.Errors)
 	var out struct{ UpdateExpense struct{ Version int } }
 	require.NoError(w.t, json.Unmarshal(res.Data, &out))
-	w.versions[id] = out.UpdateExpense.Version
+	w.versions[id], w.itemized[id] = out.UpdateExpense.Version, itemized
 	w.checkHistory(id)
 	w.checkDay(id, spentAt, spentOn)
 	return fmt.Sprintf("%s edits %s: %s", by, id, what)
@@ -280,6 +358,19 @@ func (w *world) checkHistory(id string) {
 				Amount             string
 				Percentage, Shares *string
 			}
+			Items []struct {
+				Description, Amount, SplitType string
+				Shares                         []struct {
+					Member             struct{ Name string }
+					Amount             string
+					Percentage, Shares *string
+				}
+			}
+			Adjustments []struct {
+				Kind               string
+				Amount, Percentage *string
+				AppliedAmount      string
+			}
 			History []struct {
 				Version int
 				Action  string
@@ -290,6 +381,8 @@ func (w *world) checkHistory(id string) {
 	w.users[w.anyMember()].Must(&out, `query($id: ID!) { expense(id: $id) {
 		amount currency description category spentAt splitType version
 		payers { member { name } amount } splits { member { name } amount percentage shares }
+		items { description amount splitType shares { member { name } amount percentage shares } }
+		adjustments { kind amount percentage appliedAmount }
 		history { version action changes { field before after } } } }`, "id", id)
 	e := out.Expense
 	require.Equal(w.t, w.versions[id], e.Version)
@@ -329,6 +422,36 @@ func (w *world) checkHistory(id string) {
 		splits = append(splits, s)
 	}
 	want["payers"], want["splits"] = strings.Join(payers, "; "), strings.Join(splits, "; ")
+	var lines, adjs []string
+	for _, it := range e.Items {
+		var shares []string
+		for _, sh := range it.Shares {
+			s := sh.Member.Name + " " + sh.Amount
+			switch {
+			case sh.Percentage != nil:
+				s += " (" + *sh.Percentage + "%)"
+			case sh.Shares != nil:
+				s += " (" + *sh.Shares + " shares)"
+			}
+			shares = append(shares, s)
+		}
+		lines = append(lines, it.Description+" "+it.Amount+" ("+it.SplitType+"): "+strings.Join(shares, ", "))
+	}
+	for _, a := range e.Adjustments {
+		given := ""
+		if a.Percentage != nil {
+			given = *a.Percentage + "%"
+		} else if a.Amount != nil {
+			given = *a.Amount
+		}
+		adjs = append(adjs, a.Kind+" "+given+" = "+a.AppliedAmount)
+	}
+	if lines != nil {
+		want["items"] = strings.Join(lines, " | ")
+	}
+	if adjs != nil {
+		want["adjustments"] = strings.Join(adjs, "; ")
+	}
 	require.Equal(w.t, want, state, "the history of %s replays to the expense", id)
 }
 

@@ -55,6 +55,8 @@ func recurringTemplate(ctx context.Context, in model.CreateExpenseInput) (*store
 		return nil, store.Expense{}, badInput("input.template.spentAt", "each occurrence is dated on its own day: leave spentAt out")
 	case in.IdempotencyKey != nil:
 		return nil, store.Expense{}, badInput("input.template.idempotencyKey", "each occurrence has its own identity: leave idempotencyKey out")
+	case in.Items != nil || in.Adjustments != nil:
+		return nil, store.Expense{}, badInput("input.template.items", "a recurring expense is not itemized: give splitType and splits")
 	case in.ConvertTo != nil || in.Rate != nil:
 		// A rate is a fact of one day: a series records its occurrences in
 		// the currency it is entered in (convert an occurrence by editing it).

@@ -201,6 +201,7 @@ func (e *Expense) fingerprint() string {
 	for _, sp := range e.Splits {
 		parts = append(parts, sp.UserID, sp.Amount.String(), optionalDecimal(sp.Percentage), optionalDecimal(sp.Shares))
 	}
+	parts = append(parts, itemsParts(e)...)
 	return fingerprint(parts...)
 }
 

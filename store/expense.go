@@ -59,6 +59,11 @@ type Expense struct {
 	SeriesID string
 	// Receipts are the pictures and PDFs attached to it, oldest first.
 	Receipts []Receipt
+	// Items and Adjustments are set on an itemized expense (itemized.go):
+	// the lines and the tax, tip, service and discounts its splits were
+	// computed from. Its SplitType is then exact.
+	Items       []Item
+	Adjustments []Adjustment
 	// format is the formatVersion of the item it was read from.
 	format int
 }
@@ -148,6 +153,9 @@ type expenseRecord struct {
 	conversionRecord
 	SeriesID string          `dynamodbav:"seriesId,omitempty"`
 	Receipts []receiptRecord `dynamodbav:"receipts,omitempty"`
+	// Items and Adjustments are an itemized expense's lines (itemized.go).
+	Items       []itemRecord       `dynamodbav:"it,omitempty"`
+	Adjustments []adjustmentRecord `dynamodbav:"aj,omitempty"`
 }
 
 type splitRecord struct {
@@ -189,6 +197,7 @@ func (e *Expense) record() expenseRecord {
 		Category: e.Category, CreatedAt: ts, CreatedBy: e.CreatedBy,
 		Version: e.Version, FormatVersion: formatCurrent, SpentOn: e.SpentOn, conversionRecord: conversionRecordOf(e.Conversion),
 		SeriesID: e.SeriesID, Receipts: receiptRecords(e.Receipts),
+		Items: itemRecords(e.Items), Adjustments: adjustmentRecords(e.Adjustments),
 	}
 	if !e.SpentAt.IsZero() && !e.SpentAt.Equal(e.CreatedAt) {
 		r.SpentAt = formatTime(e.SpentAt)
@@ -271,6 +280,12 @@ func (r *expenseRecord) expense() (Expense, error) {
 		return Expense{}, fmt.Errorf("expense %s: %w", r.ID, err)
 	}
 	e.SpentOn = e.spentOn()
+	if e.Items, err = readItems(r.Items, amount.Currency(), len(splits)); err != nil {
+		return Expense{}, fmt.Errorf("expense %s: %w", r.ID, err)
+	}
+	if e.Adjustments, err = readAdjustments(r.Adjustments, amount.Currency()); err != nil {
+		return Expense{}, fmt.Errorf("expense %s: %w", r.ID, err)
+	}
 	if e.Receipts, err = receiptsOf(r.GroupID, r.ID, r.Receipts); err != nil {
 		return Expense{}, err
 	}

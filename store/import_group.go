@@ -608,6 +608,9 @@ func (r *importRun) expenseUnit(pe *exchange.Expense) (*importBatch, error) {
 	if len(e.Payers) == 0 {
 		return nil, bad("payers", "the expense has no payer")
 	}
+	if err := importItems(&e, pe); err != nil {
+		return nil, bad("items", "%v", err)
+	}
 	if pe.Original != nil {
 		e.Conversion = &Conversion{Original: pe.Original.Amount, RecordedRate: RecordedRate{Rate: pe.Original.Rate, Source: pe.Original.RateSource, Date: pe.Original.RateDate}}
 	}

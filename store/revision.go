@@ -148,6 +148,7 @@ func expenseDisplay(e *Expense) map[string]string {
 		}
 	}
 	d[FieldSplits] = strings.Join(splits, "; ")
+	addItemsDisplay(d, e)
 	addConversionDisplay(d, e.Conversion)
 	if v, ok := receiptsDisplay(e.Receipts); ok {
 		d[FieldReceipts] = v
@@ -155,7 +156,7 @@ func expenseDisplay(e *Expense) map[string]string {
 	return d
 }
 
-var expenseFields = append(append([]string{FieldAmount, FieldCurrency, FieldDescription, FieldCategory, FieldSpentAt, FieldPayers, FieldSplitType, FieldSplits}, conversionFields...), FieldReceipts)
+var expenseFields = append(append([]string{FieldAmount, FieldCurrency, FieldDescription, FieldCategory, FieldSpentAt, FieldPayers, FieldSplitType, FieldSplits, FieldItems, FieldAdjustments}, conversionFields...), FieldReceipts)
 
 // ExpenseChanges lists the fields whose display differs between two states
 // of an expense; with before nil (a creation), every field after has.

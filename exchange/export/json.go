@@ -177,6 +177,30 @@ func jsonExpense(e *store.Expense) fractijson.Expense {
 			Rate: c.Rate.String(), RateSource: c.Source, RateDate: c.Date,
 		}
 	}
+	for _, it := range e.Items {
+		item := fractijson.Item{Description: it.Description, Amount: it.Amount.String(), SplitType: strings.ToUpper(string(it.SplitType))}
+		for _, sh := range it.Shares {
+			s := fractijson.Split{MemberID: e.Splits[sh.Person].UserID, Amount: sh.Amount.String()}
+			if sh.Percentage != nil {
+				s.Percentage = sh.Percentage.String()
+			}
+			if sh.Shares != nil {
+				s.Shares = sh.Shares.String()
+			}
+			item.Shares = append(item.Shares, s)
+		}
+		out.Items = append(out.Items, item)
+	}
+	for _, a := range e.Adjustments {
+		adj := fractijson.Adjustment{Kind: a.Kind.AdjustmentName(), AppliedAmount: a.AppliedAmount.String()}
+		if a.Amount != nil {
+			adj.Amount = a.Amount.String()
+		}
+		if a.Percentage != nil {
+			adj.Percentage = a.Percentage.String()
+		}
+		out.Adjustments = append(out.Adjustments, adj)
+	}
 	return out
 }
 

@@ -10,8 +10,9 @@ import "time"
 const Format = "fracti.group"
 
 // Version is the formatVersion this build writes. A reader accepts every
-// version up to it.
-const Version = 1
+// version up to it. Version 2 added an expense's items and adjustments (an
+// itemized bill); a version 1 file has none and reads as before.
+const Version = 2
 
 // Document is a whole export. Amounts are decimal strings with exactly
 // their currency's decimals ("12.50", "1500", "0.500000000"); times are
@@ -71,6 +72,30 @@ type Expense struct {
 	// Receipts are the files attached to it (an export lists them; an
 	// import leaves them: their bytes are in the zip export, not here).
 	Receipts []Receipt `json:"receipts,omitempty"`
+	// Items and Adjustments are an itemized expense's lines and its tax,
+	// tip, service and discounts (formatVersion 2); its splits are what
+	// they come to.
+	Items       []Item       `json:"items,omitempty"`
+	Adjustments []Adjustment `json:"adjustments,omitempty"`
+}
+
+// Item is one line of an itemized expense: its amount divided among Shares
+// by SplitType (EQUAL, EXACT, PERCENTAGE or SHARES).
+type Item struct {
+	Description string  `json:"description"`
+	Amount      string  `json:"amount"`
+	SplitType   string  `json:"splitType"`
+	Shares      []Split `json:"shares"`
+}
+
+// Adjustment is a tax, tip, service charge or discount of an itemized
+// expense: Kind TAX, TIP, SERVICE or DISCOUNT; Amount or Percentage as
+// given; AppliedAmount what it came to (negative for a DISCOUNT).
+type Adjustment struct {
+	Kind          string `json:"kind"`
+	Amount        string `json:"amount,omitempty"`
+	Percentage    string `json:"percentage,omitempty"`
+	AppliedAmount string `json:"appliedAmount"`
 }
 
 // Receipt is a file attached to an expense: where the zip export holds it

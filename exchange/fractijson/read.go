@@ -195,6 +195,9 @@ func (d *docReader) expenses() error {
 				return err
 			}
 		}
+		if err := d.itemized(&e, x, path); err != nil {
+			return err
+		}
 		d.plan.Expenses = append(d.plan.Expenses, e)
 	}
 	return nil
@@ -411,6 +414,116 @@ func (d *docReader) balances() error {
 			return d.lines.Errorf(path+".amount", "%q is not an amount of %s: %v", x.Amount, c.Code(), err)
 		}
 		d.plan.Balances = append(d.plan.Balances, exchange.Balance{Name: name, Amount: a})
+	}
+	return nil
+}
+
+// adjustmentKinds maps the document's adjustment kinds to the store's.
+var adjustmentKinds = map[string]exchange.AdjustmentKind{
+	"TAX": exchange.AdjustmentTax, "TIP": exchange.AdjustmentTip,
+	"SERVICE": exchange.AdjustmentService, "DISCOUNT": exchange.AdjustmentDiscount,
+}
+
+// itemized reads an itemized expense's items and adjustments into e: each
+// line's shares add up to it and name members among the expense's splits,
+// each adjustment comes to its appliedAmount, and dividing the bill again
+// (money.SplitBill) gives exactly the expense's splits, so that an imported
+// itemized expense is what the server itself would have recorded.
+func (d *docReader) itemized(e *exchange.Expense, x Expense, path string) error {
+	if len(x.Items) == 0 {
+		if len(x.Adjustments) > 0 {
+			return d.lines.Errorf(path+".adjustments", "adjustments are only for an itemized expense (with items)")
+		}
+		return nil
+	}
+	if e.SplitType != exchange.SplitExact {
+		return d.lines.Errorf(path+".splitType", "an itemized expense is EXACT, not %s", x.SplitType)
+	}
+	if e.Original != nil {
+		return d.lines.Errorf(path+".conversion", "an itemized expense is recorded in its own currency")
+	}
+	cur := e.Amount.Currency()
+	person := make(map[string]int, len(x.Splits))
+	for i, s := range x.Splits {
+		person[s.MemberID] = i
+	}
+	lines := make([]money.BillLine, len(x.Items))
+	for i, it := range x.Items {
+		p := fmt.Sprintf("%s.items[%d]", path, i)
+		amount, err := d.amount(it.Amount, cur, p+".amount", true)
+		if err != nil {
+			return err
+		}
+		st, ok := splitTypes[it.SplitType]
+		if !ok {
+			return d.lines.Errorf(p+".splitType", "%q is not a split type (EQUAL, EXACT, PERCENTAGE or SHARES)", it.SplitType)
+		}
+		shares, err := d.parts(amount, p+".shares", len(it.Shares), func(k int) (string, string, string, string) {
+			s := it.Shares[k]
+			return s.MemberID, s.Amount, s.Percentage, s.Shares
+		})
+		if err != nil {
+			return err
+		}
+		line := money.BillLine{Amount: amount}
+		for k, s := range it.Shares {
+			n, ok := person[s.MemberID]
+			if !ok {
+				return d.lines.Errorf(fmt.Sprintf("%s.shares[%d].memberId", p, k), "%q is not among the expense's splits", s.MemberID)
+			}
+			line.People, line.Parts = append(line.People, n), append(line.Parts, shares[k].Amount)
+		}
+		lines[i] = line
+		e.Items = append(e.Items, exchange.Item{Description: it.Description, Amount: amount, SplitType: st, Shares: shares})
+	}
+	adjustments := make([]money.BillAdjustment, len(x.Adjustments))
+	for i, a := range x.Adjustments {
+		p := fmt.Sprintf("%s.adjustments[%d]", path, i)
+		kind, ok := adjustmentKinds[a.Kind]
+		if !ok {
+			return d.lines.Errorf(p+".kind", "%q is not an adjustment kind (TAX, TIP, SERVICE or DISCOUNT)", a.Kind)
+		}
+		adj := exchange.Adjustment{Kind: kind}
+		ba := money.BillAdjustment{Discount: kind == exchange.AdjustmentDiscount}
+		if (a.Amount == "") == (a.Percentage == "") {
+			return d.lines.Errorf(p, "an adjustment has either an amount or a percentage")
+		}
+		if a.Amount != "" {
+			v, err := d.amount(a.Amount, cur, p+".amount", true)
+			if err != nil {
+				return err
+			}
+			adj.Amount, ba.Amount = &v, &v
+		} else {
+			pct, err := d.decimal(a.Percentage, p+".percentage")
+			if err != nil {
+				return err
+			}
+			adj.Percentage, ba.Percent = pct, pct
+		}
+		applied, err := money.ParseAmount(a.AppliedAmount, cur)
+		if err != nil {
+			return d.lines.Errorf(p+".appliedAmount", "%q is not an amount of %s: %v", a.AppliedAmount, cur.Code(), err)
+		}
+		adj.Applied, adjustments[i] = applied, ba
+		e.Adjustments = append(e.Adjustments, adj)
+	}
+	b, err := money.SplitBill(cur, len(x.Splits), lines, adjustments)
+	if err != nil {
+		return d.lines.Errorf(path+".items", "%v", err)
+	}
+	for i, a := range e.Adjustments {
+		if b.Adjustments[i].Cmp(a.Applied) != 0 {
+			return d.lines.Errorf(fmt.Sprintf("%s.adjustments[%d].appliedAmount", path, i), "is %s but the adjustment comes to %s", a.Applied, b.Adjustments[i])
+		}
+	}
+	if b.Total.Cmp(e.Amount) != 0 {
+		return d.lines.Errorf(path+".items", "the items and adjustments come to %s but the amount is %s", b.Total, e.Amount)
+	}
+	for i, s := range e.Splits {
+		if b.Shares[i].Cmp(s.Amount) != 0 {
+			return d.lines.Errorf(fmt.Sprintf("%s.splits[%d].amount", path, i), "is %s but the items and adjustments come to %s for this member", s.Amount, b.Shares[i])
+		}
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func TestBadDocuments(t *testing.T) {
 		field, text    string
 	}{
 		{"not fracti", `"format": "fracti.group"`, `"format": "other"`, 1, "format", "not a Fracti group export"},
-		{"future version", `"formatVersion": 1`, `"formatVersion": 2`, 1, "formatVersion", "newer Fracti"},
+		{"future version", `"formatVersion": 1`, `"formatVersion": 3`, 1, "formatVersion", "newer Fracti"},
 		{"no version", `"formatVersion": 1`, `"formatVersion": 0`, 1, "formatVersion", "no formatVersion"},
 		{"a payer's amount with too many decimals", `"payers": [{"memberId": "111", "amount": "60.00"}`, `"payers": [{"memberId": "111", "amount": "60.001"}`, 19, "expenses[1].payers[0].amount", "not a valid amount"},
 		{"payers not adding up", `{"memberId": "222", "amount": "40.00"}]`, `{"memberId": "222", "amount": "39.00"}]`, 19, "expenses[1].payers", "add up to 99.00"},
@@ -91,18 +91,11 @@ func TestBadDocuments(t *testing.T) {
 		{"truncated", `"balances": [`, `"balances": [ {"memberId": "1"`, 0, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := strings.Replace(doc, tc.old, tc.new, 1)
-			if in == doc {
-				t.Fatal("the replacement did not apply")
-			}
+			cut := func(in string) string { return in }
 			if tc.name == "truncated" {
-				in = in[:strings.Index(in, `"balances": [`)+40]
+				cut = func(in string) string { return in[:strings.Index(in, `"balances": [`)+40] }
 			}
-			_, err := Read(strings.NewReader(in))
-			var p *exchange.Problem
-			if !errors.As(err, &p) || p.Severity != exchange.Error {
-				t.Fatalf("error %v is not an Error *exchange.Problem", err)
-			}
+			p := readChanged(t, doc, tc.old, tc.new, cut)
 			if tc.name == "truncated" {
 				return
 			}
@@ -111,6 +104,64 @@ func TestBadDocuments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadItemized: a version 2 document's itemized expense reads with its
+// lines and adjustments; every inconsistency is refused at its path.
+func TestReadItemized(t *testing.T) {
+	b, err := os.ReadFile("testdata/itemized.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	p, err := Read(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Expenses[0]
+	if len(e.Items) != 2 || e.Items[1].Description != "Wine" || e.Items[1].SplitType != exchange.SplitExact || e.Items[0].Shares[1].Name != "Jo" || e.Items[0].Shares[1].Amount.String() != "12.00" {
+		t.Errorf("items: %+v", e.Items)
+	}
+	if len(e.Adjustments) != 2 || e.Adjustments[0].Kind != exchange.AdjustmentTax || e.Adjustments[0].Percentage.String() != "10" || e.Adjustments[0].Amount != nil ||
+		e.Adjustments[1].Kind != exchange.AdjustmentDiscount || e.Adjustments[1].Amount.String() != "1.40" || e.Adjustments[1].Applied.String() != "-1.40" {
+		t.Errorf("adjustments: %+v", e.Adjustments)
+	}
+	if want, got := p.Balances, p.NetBalances(); len(want) != 2 || want[0].Amount.Cmp(got[0].Amount) != 0 {
+		t.Errorf("balances: document %v, plan %v", want, got)
+	}
+	for _, tc := range []struct{ name, old, new, field, text string }{
+		{"a line's shares not adding up", `{"memberId": "222", "amount": "12.00"}]`, `{"memberId": "222", "amount": "11.00"}]`, "expenses[0].items[0].shares", "add up to 23.00"},
+		{"a share of someone without a split", `"shares": [{"memberId": "222", "amount": "10.00"}]`, `"shares": [{"memberId": "333", "amount": "10.00"}]`, "expenses[0].items[1].shares[0].memberId", "not one of the document's members"},
+		{"a wrong applied amount", `"appliedAmount": "3.40"`, `"appliedAmount": "3.41"`, "expenses[0].adjustments[0].appliedAmount", "comes to 3.40"},
+		{"splits the lines do not give", `{"memberId": "111", "amount": "12.71"}, {"memberId": "222", "amount": "23.29"}`, `{"memberId": "111", "amount": "12.70"}, {"memberId": "222", "amount": "23.30"}`, "expenses[0].splits[0].amount", "come to 12.71"},
+		{"lines and amount apart", `"amount": "1.40", "appliedAmount": "-1.40"`, `"amount": "1.30", "appliedAmount": "-1.30"`, "expenses[0].items", "come to 36.10 but the amount is 36.00"},
+		{"an unknown kind", `"kind": "TAX"`, `"kind": "VAT"`, "expenses[0].adjustments[0].kind", "not an adjustment kind"},
+		{"amount and percentage", `"kind": "TAX", "percentage": "10"`, `"kind": "TAX", "amount": "3.40", "percentage": "10"`, "expenses[0].adjustments[0]", "either an amount or a percentage"},
+		{"not EXACT", `"amount": "36.00", "currency": "EUR", "splitType": "EXACT"`, `"amount": "36.00", "currency": "EUR", "splitType": "EQUAL"`, "expenses[0].splitType", "an itemized expense is EXACT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := readChanged(t, doc, tc.old, tc.new, func(in string) string { return in })
+			if p.Field != tc.field || !strings.Contains(p.Message, tc.text) {
+				t.Errorf("got %+v, want field %q with %q", p, tc.field, tc.text)
+			}
+		})
+	}
+}
+
+// readChanged reads doc with old replaced by new (and then cut) and returns
+// the Error problem reading it must end with.
+func readChanged(t *testing.T, doc, old, new string, cut func(string) string) *exchange.Problem {
+	t.Helper()
+	in := strings.Replace(doc, old, new, 1)
+	if in == doc {
+		t.Fatal("the replacement did not apply")
+	}
+	_, err := Read(strings.NewReader(cut(in)))
+	var p *exchange.Problem
+	if !errors.As(err, &p) || p.Severity != exchange.Error {
+		t.Fatalf("error %v is not an Error *exchange.Problem", err)
+	}
+	return p
 }
 
 func TestBounds(t *testing.T) {
@@ -124,6 +175,9 @@ func TestBounds(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	f.Add(testDoc(f))
+	if b, err := os.ReadFile("testdata/itemized.json"); err == nil {
+		f.Add(string(b))
+	}
 	f.Add(`{"format":"fracti.group","formatVersion":1,"members":[{"id":"1","name":"A"}],"expenses":[]}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := Read(strings.NewReader(s))

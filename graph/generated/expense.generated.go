@@ -26,6 +26,8 @@ type ExpenseResolver interface {
 	History(ctx context.Context, obj *store.Expense) ([]store.Revision, error)
 	Comments(ctx context.Context, obj *store.Expense, first *int, after *string) (*model.CommentConnection, error)
 
+	Items(ctx context.Context, obj *store.Expense) ([]model.ExpenseItem, error)
+
 	Recurrence(ctx context.Context, obj *store.Expense) (*store.Series, error)
 }
 type PaymentResolver interface {
@@ -644,6 +646,70 @@ func (ec *executionContext) fieldContext_Expense_rateDate(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Expense", field, true, false, "Date")
 }
 
+func (ec *executionContext) _Expense_items(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_items(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Expense().Items(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.ExpenseItem) graphql.Marshaler {
+			return ec.marshalNExpenseItem2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐExpenseItemᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_items(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Expense",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ExpenseItem(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Expense_adjustments(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Expense_adjustments(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Adjustments, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []store.Adjustment) graphql.Marshaler {
+			return ec.marshalNExpenseAdjustment2ᚕgithubᚗcomᚋfractiᚋapiᚋstoreᚐAdjustmentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Expense_adjustments(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Expense",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ExpenseAdjustment(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Expense_receipts(ctx context.Context, field graphql.CollectedField, obj *store.Expense) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1228,7 +1294,7 @@ func (ec *executionContext) unmarshalInputCreateExpenseInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"groupId", "amount", "currency", "description", "category", "payerId", "payers", "splitType", "splits", "spentAt", "idempotencyKey", "convertTo", "rate"}
+	fieldsInOrder := [...]string{"groupId", "amount", "currency", "description", "category", "payerId", "payers", "splitType", "splits", "spentAt", "idempotencyKey", "convertTo", "rate", "items", "adjustments"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1286,14 +1352,14 @@ func (ec *executionContext) unmarshalInputCreateExpenseInput(ctx context.Context
 			it.Payers = data
 		case "splitType":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("splitType"))
-			data, err := ec.unmarshalNSplitType2githubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType(ctx, v)
+			data, err := ec.unmarshalOSplitType2ᚖgithubᚗcomᚋfractiᚋapiᚋstoreᚐSplitType(ctx, v)
 			if err != nil {
 				return it, err
 			}
 			it.SplitType = data
 		case "splits":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("splits"))
-			data, err := ec.unmarshalNSplitInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSplitInputᚄ(ctx, v)
+			data, err := ec.unmarshalOSplitInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐSplitInputᚄ(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -1326,6 +1392,20 @@ func (ec *executionContext) unmarshalInputCreateExpenseInput(ctx context.Context
 				return it, err
 			}
 			it.Rate = data
+		case "items":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
+			data, err := ec.unmarshalOItemInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐItemInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Items = data
+		case "adjustments":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("adjustments"))
+			data, err := ec.unmarshalOAdjustmentInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐAdjustmentInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Adjustments = data
 		}
 	}
 	return it, nil
@@ -1575,7 +1655,7 @@ func (ec *executionContext) unmarshalInputUpdateExpenseInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"expectedVersion", "amount", "currency", "description", "category", "payerId", "payers", "splitType", "splits", "spentAt", "convertTo", "rate"}
+	fieldsInOrder := [...]string{"expectedVersion", "amount", "currency", "description", "category", "payerId", "payers", "splitType", "splits", "spentAt", "convertTo", "rate", "items", "adjustments"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1666,6 +1746,20 @@ func (ec *executionContext) unmarshalInputUpdateExpenseInput(ctx context.Context
 				return it, err
 			}
 			it.Rate = data
+		case "items":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
+			data, err := ec.unmarshalOItemInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐItemInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Items = data
+		case "adjustments":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("adjustments"))
+			data, err := ec.unmarshalOAdjustmentInput2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐAdjustmentInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Adjustments = data
 		}
 	}
 	return it, nil
@@ -1815,6 +1909,17 @@ func (ec *executionContext) _Expense(ctx context.Context, sel ast.SelectionSet, 
 		case "rateDate":
 			out.Values[i] = ec._Expense_rateDate(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "items":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Expense_items(ctx, field, obj)
+				})
+		case "adjustments":
+			out.Values[i] = ec._Expense_adjustments(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "receipts":

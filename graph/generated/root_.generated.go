@@ -35,6 +35,7 @@ type ResolverRoot interface {
 	Group() GroupResolver
 	GroupEvent() GroupEventResolver
 	Invite() InviteResolver
+	ItemShare() ItemShareResolver
 	Member() MemberResolver
 	MemberSpending() MemberSpendingResolver
 	Mutation() MutationResolver
@@ -153,6 +154,7 @@ type ComplexityRoot struct {
 	}
 
 	Expense struct {
+		Adjustments      func(childComplexity int) int
 		Amount           func(childComplexity int) int
 		CategoryOrNil    func(childComplexity int) int
 		Comments         func(childComplexity int, first *int, after *string) int
@@ -163,6 +165,7 @@ type ComplexityRoot struct {
 		Group            func(childComplexity int) int
 		History          func(childComplexity int) int
 		ID               func(childComplexity int) int
+		Items            func(childComplexity int) int
 		OriginalAmount   func(childComplexity int) int
 		OriginalCurrency func(childComplexity int) int
 		Payer            func(childComplexity int) int
@@ -180,6 +183,13 @@ type ComplexityRoot struct {
 		Version          func(childComplexity int) int
 	}
 
+	ExpenseAdjustment struct {
+		Amount        func(childComplexity int) int
+		AppliedAmount func(childComplexity int) int
+		Kind          func(childComplexity int) int
+		Percentage    func(childComplexity int) int
+	}
+
 	ExpenseConnection struct {
 		Edges    func(childComplexity int) int
 		Nodes    func(childComplexity int) int
@@ -189,6 +199,13 @@ type ComplexityRoot struct {
 	ExpenseEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	ExpenseItem struct {
+		Amount      func(childComplexity int) int
+		Description func(childComplexity int) int
+		Shares      func(childComplexity int) int
+		SplitType   func(childComplexity int) int
 	}
 
 	ExpenseRevision struct {
@@ -328,6 +345,14 @@ type ComplexityRoot struct {
 		RevokedAt   func(childComplexity int) int
 		Secret      func(childComplexity int) int
 		Uses        func(childComplexity int) int
+	}
+
+	ItemShare struct {
+		Amount     func(childComplexity int) int
+		Member     func(childComplexity int) int
+		Percentage func(childComplexity int) int
+		Shares     func(childComplexity int) int
+		UserID     func(childComplexity int) int
 	}
 
 	Member struct {
@@ -1012,6 +1037,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EraseMyDataPayload.TokensRevoked(childComplexity), true
 
+	case "Expense.adjustments":
+		if e.ComplexityRoot.Expense.Adjustments == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.Adjustments(childComplexity), true
 	case "Expense.amount":
 		if e.ComplexityRoot.Expense.Amount == nil {
 			break
@@ -1077,6 +1108,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Expense.ID(childComplexity), true
+	case "Expense.items":
+		if e.ComplexityRoot.Expense.Items == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Expense.Items(childComplexity), true
 	case "Expense.originalAmount":
 		if e.ComplexityRoot.Expense.OriginalAmount == nil {
 			break
@@ -1168,6 +1205,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Expense.Version(childComplexity), true
 
+	case "ExpenseAdjustment.amount":
+		if e.ComplexityRoot.ExpenseAdjustment.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseAdjustment.Amount(childComplexity), true
+	case "ExpenseAdjustment.appliedAmount":
+		if e.ComplexityRoot.ExpenseAdjustment.AppliedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseAdjustment.AppliedAmount(childComplexity), true
+	case "ExpenseAdjustment.kind":
+		if e.ComplexityRoot.ExpenseAdjustment.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseAdjustment.Kind(childComplexity), true
+	case "ExpenseAdjustment.percentage":
+		if e.ComplexityRoot.ExpenseAdjustment.Percentage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseAdjustment.Percentage(childComplexity), true
+
 	case "ExpenseConnection.edges":
 		if e.ComplexityRoot.ExpenseConnection.Edges == nil {
 			break
@@ -1199,6 +1261,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ExpenseEdge.Node(childComplexity), true
+
+	case "ExpenseItem.amount":
+		if e.ComplexityRoot.ExpenseItem.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseItem.Amount(childComplexity), true
+	case "ExpenseItem.description":
+		if e.ComplexityRoot.ExpenseItem.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseItem.Description(childComplexity), true
+	case "ExpenseItem.shares":
+		if e.ComplexityRoot.ExpenseItem.Shares == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseItem.Shares(childComplexity), true
+	case "ExpenseItem.splitType":
+		if e.ComplexityRoot.ExpenseItem.SplitType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExpenseItem.SplitType(childComplexity), true
 
 	case "ExpenseRevision.action":
 		if e.ComplexityRoot.ExpenseRevision.Action == nil {
@@ -1823,6 +1910,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Invite.Uses(childComplexity), true
+
+	case "ItemShare.amount":
+		if e.ComplexityRoot.ItemShare.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemShare.Amount(childComplexity), true
+	case "ItemShare.member":
+		if e.ComplexityRoot.ItemShare.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemShare.Member(childComplexity), true
+	case "ItemShare.percentage":
+		if e.ComplexityRoot.ItemShare.Percentage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemShare.Percentage(childComplexity), true
+	case "ItemShare.shares":
+		if e.ComplexityRoot.ItemShare.Shares == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemShare.Shares(childComplexity), true
+	case "ItemShare.userId":
+		if e.ComplexityRoot.ItemShare.UserID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ItemShare.UserID(childComplexity), true
 
 	case "Member.avatarUrl":
 		if e.ComplexityRoot.Member.AvatarURL == nil {
@@ -3414,6 +3532,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AdjustmentInput", ec.unmarshalInputAdjustmentInput),
 			graphql.NewInputUnmarshaler("CreateAccessTokenInput", ec.unmarshalInputCreateAccessTokenInput),
 			graphql.NewInputUnmarshaler("CreateExpenseInput", ec.unmarshalInputCreateExpenseInput),
 			graphql.NewInputUnmarshaler("CreateGroupInput", ec.unmarshalInputCreateGroupInput),
@@ -3423,6 +3542,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ExpenseFilter", ec.unmarshalInputExpenseFilter),
 			graphql.NewInputUnmarshaler("ImportGroupInput", ec.unmarshalInputImportGroupInput),
 			graphql.NewInputUnmarshaler("ImportMemberInput", ec.unmarshalInputImportMemberInput),
+			graphql.NewInputUnmarshaler("ItemInput", ec.unmarshalInputItemInput),
 			graphql.NewInputUnmarshaler("NotificationSettingsInput", ec.unmarshalInputNotificationSettingsInput),
 			graphql.NewInputUnmarshaler("PaymentInput", ec.unmarshalInputPaymentInput),
 			graphql.NewInputUnmarshaler("SettlementPartInput", ec.unmarshalInputSettlementPartInput),
@@ -4302,14 +4422,15 @@ input CreateExpenseInput {
   payerId: ID
   "Everyone who paid and how much, adding up exactly to ` + "`" + `amount` + "`" + `; instead of ` + "`" + `payerId` + "`" + `."
   payers: [PaymentInput!]
-  "How to divide it."
-  splitType: SplitType!
+  "How to divide it; required unless ` + "`" + `items` + "`" + ` is given (then leave it out)."
+  splitType: SplitType
   """
   The beneficiaries, each once. EQUAL: just ` + "`" + `userId` + "`" + `. EXACT: ` + "`" + `amount` + "`" + ` for each,
   adding up to the total. PERCENTAGE: ` + "`" + `percentage` + "`" + ` for each, adding up to 100.
-  SHARES: ` + "`" + `shares` + "`" + ` (a weight) for each.
+  SHARES: ` + "`" + `shares` + "`" + ` (a weight) for each. Required unless ` + "`" + `items` + "`" + ` is given (then
+  leave it out: the lines say who shares what).
   """
-  splits: [SplitInput!]!
+  splits: [SplitInput!]
   "When the money was spent, if not now (not more than a day ahead)."
   spentAt: DateTime
   """
@@ -4612,7 +4733,9 @@ input CreateGroupInput {
 type FieldChange {
   """
   The field: for expenses amount, currency, description, category, spentAt,
-  payers, splitType or splits; for settlements amount, currency, from, to,
+  payers, splitType, splits, items or adjustments (an itemized bill's lines
+  and adjustments, one at a time: "Pizza 24.00 (EQUAL): Ann 12.00, Ben 12.00 |
+  Wine …" and "TAX 8.875% = 5.59; TIP 9.00 = 9.00"); for settlements amount, currency, from, to,
   status or txHash; for groups title, currency, settlementConfirmation or
   simplifyDebts (recorded only while it is off: absent means true); for
   members wallet; for invites expiresAt, maxUses or revokedAt (never the
@@ -5012,6 +5135,132 @@ extend type Mutation {
   id.
   """
   revokeInvite("The invite's id (` + "`" + `Invite.id` + "`" + `)." id: ID!): ID!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/itemized.graphqls", Input: `# Itemized bills: an expense entered line by line, each line divided among
+# its own people, with tax, tip, service and discounts shared in proportion.
+# The expense's splits are computed from them (docs/money.md#itemized-bills).
+
+"What an adjustment of an itemized bill is."
+enum AdjustmentKind {
+  "A tax, added."
+  TAX
+  "A tip, added."
+  TIP
+  "A service charge, added."
+  SERVICE
+  "A discount, taken off."
+  DISCOUNT
+}
+
+extend type Expense {
+  """
+  The lines of an itemized expense, in the order given; empty when it is not
+  itemized. ` + "`" + `splits` + "`" + ` (EXACT) is then computed from them and ` + "`" + `adjustments` + "`" + `.
+  """
+  items: [ExpenseItem!]!
+  "The tax, tip, service charges and discounts of an itemized expense, in the order given; empty when none."
+  adjustments: [ExpenseAdjustment!]!
+}
+
+"One line of an itemized expense and how it is divided."
+type ExpenseItem {
+  "What the line is for."
+  description: String!
+  "The line's amount, in the expense's currency."
+  amount: Decimal!
+  "How the line is divided among its people."
+  splitType: SplitType!
+  "Each person's part of the line, in the order given; the amounts add up exactly to ` + "`" + `amount` + "`" + `."
+  shares: [ItemShare!]!
+}
+
+"One person's part of a line of an itemized expense."
+type ItemShare {
+  "The person's Telegram user id (or a placeholder's id)."
+  userId: ID!
+  "The person."
+  member: Member!
+  "Their part of the line, before adjustments."
+  amount: Decimal!
+  "The percentage given, for a PERCENTAGE line; null otherwise."
+  percentage: Decimal
+  "The weight given, for a SHARES line; null otherwise."
+  shares: Decimal
+}
+
+"A tax, tip, service charge or discount of an itemized expense."
+type ExpenseAdjustment {
+  "What it is."
+  kind: AdjustmentKind!
+  "The fixed amount given; null when it was given as a percentage."
+  amount: Decimal
+  "The percentage of the lines' subtotal given; null when it was given as an amount."
+  percentage: Decimal
+  """
+  What it came to: the amount given, or the percentage of the lines'
+  subtotal rounded half to even to the currency's minor units; negative
+  for a DISCOUNT. The lines and every ` + "`" + `appliedAmount` + "`" + ` add up to the
+  expense's ` + "`" + `amount` + "`" + `.
+  """
+  appliedAmount: Decimal!
+}
+
+"One line of an itemized bill."
+input ItemInput {
+  "What the line is for: 1 to 100 characters of free text."
+  description: String!
+  "The line's amount: positive, with at most the currency's decimals."
+  amount: Decimal!
+  "How to divide the line among its people; EQUAL when left out."
+  splitType: SplitType
+  """
+  The people who share the line, each once, as in ` + "`" + `createExpense` + "`" + `'s
+  ` + "`" + `splits` + "`" + `: EQUAL just ` + "`" + `userId` + "`" + `, EXACT ` + "`" + `amount` + "`" + ` (adding up to the line's
+  amount), PERCENTAGE ` + "`" + `percentage` + "`" + ` (adding up to 100), SHARES ` + "`" + `shares` + "`" + `.
+  """
+  splits: [SplitInput!]!
+}
+
+"A tax, tip, service charge or discount of an itemized bill: ` + "`" + `amount` + "`" + ` or ` + "`" + `percentage` + "`" + `, not both."
+input AdjustmentInput {
+  "What it is; a DISCOUNT is taken off, the others are added."
+  kind: AdjustmentKind!
+  "A fixed amount: positive, with at most the currency's decimals."
+  amount: Decimal
+  "A percentage of the lines' subtotal: above 0 and at most 100, at most 10 decimals (such as \"8.875\")."
+  percentage: Decimal
+}
+
+extend input CreateExpenseInput {
+  """
+  The bill's lines (1 to 100): instead of ` + "`" + `splitType` + "`" + ` and ` + "`" + `splits` + "`" + `. Each line
+  is divided among its people; adjustments are shared in proportion to each
+  person's lines; the lines and adjustments must add up exactly to ` + "`" + `amount` + "`" + `.
+  The expense is recorded with EXACT splits: each person's total. At most
+  1,000 shares over all lines. Not for recurring expenses, nor with
+  ` + "`" + `convertTo` + "`" + `.
+  """
+  items: [ItemInput!]
+  "Tax, tip, service charges and discounts (at most 10); only with ` + "`" + `items` + "`" + `."
+  adjustments: [AdjustmentInput!]
+}
+
+extend input UpdateExpenseInput {
+  """
+  New lines: they replace all lines (and the splits, which are computed
+  from them); ` + "`" + `splits` + "`" + ` and ` + "`" + `splitType` + "`" + ` must then be left out. Without
+  ` + "`" + `amount` + "`" + `, the amount becomes the lines' and adjustments' total. An empty
+  list stops itemizing: the expense keeps each person's current total as
+  EXACT splits, unless ` + "`" + `splits` + "`" + ` are given; its adjustments go too.
+  """
+  items: [ItemInput!]
+  """
+  New adjustments, replacing all of them (an empty list removes them); only
+  on an itemized expense or with ` + "`" + `items` + "`" + `. Without ` + "`" + `amount` + "`" + `, the amount
+  becomes the new total.
+  """
+  adjustments: [AdjustmentInput!]
 }
 `, BuiltIn: false},
 	{Name: "../../schema/live.graphqls", Input: `# Live: subscriptions to a group's activity events, read from the table's
@@ -6579,6 +6828,10 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_rateSource(ctx, field)
 	case "rateDate":
 		return ec.fieldContext_Expense_rateDate(ctx, field)
+	case "items":
+		return ec.fieldContext_Expense_items(ctx, field)
+	case "adjustments":
+		return ec.fieldContext_Expense_adjustments(ctx, field)
 	case "receipts":
 		return ec.fieldContext_Expense_receipts(ctx, field)
 	case "recurrence":
@@ -6587,6 +6840,20 @@ func (ec *executionContext) childFields_Expense(ctx context.Context, field graph
 		return ec.fieldContext_Expense_spentOn(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Expense", field.Name)
+}
+
+func (ec *executionContext) childFields_ExpenseAdjustment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_ExpenseAdjustment_kind(ctx, field)
+	case "amount":
+		return ec.fieldContext_ExpenseAdjustment_amount(ctx, field)
+	case "percentage":
+		return ec.fieldContext_ExpenseAdjustment_percentage(ctx, field)
+	case "appliedAmount":
+		return ec.fieldContext_ExpenseAdjustment_appliedAmount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ExpenseAdjustment", field.Name)
 }
 
 func (ec *executionContext) childFields_ExpenseConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6609,6 +6876,20 @@ func (ec *executionContext) childFields_ExpenseEdge(ctx context.Context, field g
 		return ec.fieldContext_ExpenseEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ExpenseEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ExpenseItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "description":
+		return ec.fieldContext_ExpenseItem_description(ctx, field)
+	case "amount":
+		return ec.fieldContext_ExpenseItem_amount(ctx, field)
+	case "splitType":
+		return ec.fieldContext_ExpenseItem_splitType(ctx, field)
+	case "shares":
+		return ec.fieldContext_ExpenseItem_shares(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ExpenseItem", field.Name)
 }
 
 func (ec *executionContext) childFields_ExpenseRevision(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6887,6 +7168,22 @@ func (ec *executionContext) childFields_Invite(ctx context.Context, field graphq
 		return ec.fieldContext_Invite_placeholder(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Invite", field.Name)
+}
+
+func (ec *executionContext) childFields_ItemShare(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "userId":
+		return ec.fieldContext_ItemShare_userId(ctx, field)
+	case "member":
+		return ec.fieldContext_ItemShare_member(ctx, field)
+	case "amount":
+		return ec.fieldContext_ItemShare_amount(ctx, field)
+	case "percentage":
+		return ec.fieldContext_ItemShare_percentage(ctx, field)
+	case "shares":
+		return ec.fieldContext_ItemShare_shares(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ItemShare", field.Name)
 }
 
 func (ec *executionContext) childFields_Member(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

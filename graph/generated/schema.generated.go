@@ -3899,6 +3899,24 @@ func (ec *executionContext) marshalODateTime2ᚖtimeᚐTime(ctx context.Context,
 	return res
 }
 
+func (ec *executionContext) unmarshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx context.Context, v any) (*money.Amount, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := scalar.UnmarshalAmount(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐAmount(ctx context.Context, sel ast.SelectionSet, v *money.Amount) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalAmount(*v)
+	return res
+}
+
 func (ec *executionContext) unmarshalODecimal2ᚖgithubᚗcomᚋfractiᚋapiᚋmoneyᚐDecimal(ctx context.Context, v any) (*money.Decimal, error) {
 	if v == nil {
 		return nil, nil

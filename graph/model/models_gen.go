@@ -40,6 +40,16 @@ type ActivityEdge struct {
 	Node ActivityItem `json:"node"`
 }
 
+// A tax, tip, service charge or discount of an itemized bill: `amount` or `percentage`, not both.
+type AdjustmentInput struct {
+	// What it is; a DISCOUNT is taken off, the others are added.
+	Kind store.AdjustmentKind `json:"kind"`
+	// A fixed amount: positive, with at most the currency's decimals.
+	Amount *money.Decimal `json:"amount,omitempty"`
+	// A percentage of the lines' subtotal: above 0 and at most 100, at most 10 decimals (such as "8.875").
+	Percentage *money.Decimal `json:"percentage,omitempty"`
+}
+
 // A presigned upload of a picture: confirm it with `confirmAvatar`.
 type AvatarUpload struct {
 	// The upload's id (`avt_` and 32 hex digits): pass it to `confirmAvatar`.
@@ -102,12 +112,13 @@ type CreateExpenseInput struct {
 	PayerID *string `json:"payerId,omitempty"`
 	// Everyone who paid and how much, adding up exactly to `amount`; instead of `payerId`.
 	Payers []PaymentInput `json:"payers,omitempty"`
-	// How to divide it.
-	SplitType store.SplitType `json:"splitType"`
+	// How to divide it; required unless `items` is given (then leave it out).
+	SplitType *store.SplitType `json:"splitType,omitempty"`
 	// The beneficiaries, each once. EQUAL: just `userId`. EXACT: `amount` for each,
 	// adding up to the total. PERCENTAGE: `percentage` for each, adding up to 100.
-	// SHARES: `shares` (a weight) for each.
-	Splits []SplitInput `json:"splits"`
+	// SHARES: `shares` (a weight) for each. Required unless `items` is given (then
+	// leave it out: the lines say who shares what).
+	Splits []SplitInput `json:"splits,omitempty"`
 	// When the money was spent, if not now (not more than a day ahead).
 	SpentAt *time.Time `json:"spentAt,omitempty"`
 	// Any string unique to this expense (up to 100 characters). Sending the same
@@ -122,6 +133,15 @@ type CreateExpenseInput struct {
 	// The price of one unit of `currency` in `convertTo`: positive, at most 12
 	// significant digits. Only with `convertTo`.
 	Rate *money.Decimal `json:"rate,omitempty"`
+	// The bill's lines (1 to 100): instead of `splitType` and `splits`. Each line
+	// is divided among its people; adjustments are shared in proportion to each
+	// person's lines; the lines and adjustments must add up exactly to `amount`.
+	// The expense is recorded with EXACT splits: each person's total. At most
+	// 1,000 shares over all lines. Not for recurring expenses, nor with
+	// `convertTo`.
+	Items []ItemInput `json:"items,omitempty"`
+	// Tax, tip, service charges and discounts (at most 10); only with `items`.
+	Adjustments []AdjustmentInput `json:"adjustments,omitempty"`
 }
 
 // A new group.
@@ -419,6 +439,20 @@ type ImportedMember struct {
 	Matched ImportMatch `json:"matched"`
 }
 
+// One line of an itemized bill.
+type ItemInput struct {
+	// What the line is for: 1 to 100 characters of free text.
+	Description string `json:"description"`
+	// The line's amount: positive, with at most the currency's decimals.
+	Amount money.Decimal `json:"amount"`
+	// How to divide the line among its people; EQUAL when left out.
+	SplitType *store.SplitType `json:"splitType,omitempty"`
+	// The people who share the line, each once, as in `createExpense`'s
+	// `splits`: EQUAL just `userId`, EXACT `amount` (adding up to the line's
+	// amount), PERCENTAGE `percentage` (adding up to 100), SHARES `shares`.
+	Splits []SplitInput `json:"splits"`
+}
+
 // A page of members.
 type MemberConnection struct {
 	// The members with their cursors.
@@ -640,6 +674,16 @@ type UpdateExpenseInput struct {
 	// keeps the recorded rate; `convertTo` given, or a new `currency`, takes the
 	// day's rate.
 	Rate *money.Decimal `json:"rate,omitempty"`
+	// New lines: they replace all lines (and the splits, which are computed
+	// from them); `splits` and `splitType` must then be left out. Without
+	// `amount`, the amount becomes the lines' and adjustments' total. An empty
+	// list stops itemizing: the expense keeps each person's current total as
+	// EXACT splits, unless `splits` are given; its adjustments go too.
+	Items []ItemInput `json:"items,omitempty"`
+	// New adjustments, replacing all of them (an empty list removes them); only
+	// on an itemized expense or with `items`. Without `amount`, the amount
+	// becomes the new total.
+	Adjustments []AdjustmentInput `json:"adjustments,omitempty"`
 }
 
 // A change to a group: fields left out keep their values.
