@@ -3,9 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -29,16 +29,32 @@ type userProfileRecord struct {
 	UpdatedAt string `dynamodbav:"updatedAt"`
 }
 
-// PutUserProfile records or replaces a user's profile.
+// PutUserProfile records or replaces what Telegram tells of a user. It
+// updates those attributes alone, so that the profile's other ones (the
+// default payment handles, payment_handles.go) stay.
 func (s *Store) PutUserProfile(ctx context.Context, p UserProfile) error {
-	av, err := attributevalue.MarshalMap(userProfileRecord{
-		itemKey: itemKey{PK: userKey(p.UserID), SK: skProfile}, ID: p.UserID,
-		Name: p.Name, Username: p.Username, PhotoURL: p.PhotoURL, UpdatedAt: formatTime(s.stamp()),
+	sets := []string{"id = :id", "#name = :name", "updatedAt = :now"}
+	var removes []string
+	values := map[string]types.AttributeValue{
+		":id": str(p.UserID), ":name": str(p.Name), ":now": str(formatTime(s.stamp())),
+	}
+	for _, a := range []struct{ attr, v string }{{attrUsername, p.Username}, {"photoUrl", p.PhotoURL}} {
+		if a.v == "" {
+			removes = append(removes, a.attr)
+			continue
+		}
+		sets = append(sets, a.attr+" = :"+a.attr)
+		values[":"+a.attr] = str(a.v)
+	}
+	update := "SET " + strings.Join(sets, ", ")
+	if len(removes) > 0 {
+		update += " REMOVE " + strings.Join(removes, ", ")
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &s.table, Key: tableKey(userKey(p.UserID), skProfile), UpdateExpression: &update,
+		ExpressionAttributeNames: map[string]string{"#name": attrName}, ExpressionAttributeValues: values,
 	})
 	if err != nil {
-		return fmt.Errorf("encode profile: %w", err)
-	}
-	if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av}); err != nil {
 		return fmt.Errorf("put profile: %w", err)
 	}
 	return nil
