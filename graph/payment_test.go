@@ -74,7 +74,9 @@ func TestUpdatePaymentHandles(t *testing.T) {
 	require.Equal(t, "DE89370400440532013000", seen.BankAccount.Iban)
 	require.Equal(t, "Alice Müller", *seen.BankAccount.AccountHolder)
 
-	var me struct{ Me struct{ DefaultPaymentHandles *handlesResult } }
+	var me struct {
+		Me struct{ DefaultPaymentHandles *handlesResult }
+	}
 	alice.Must(&me, `{ me { defaultPaymentHandles { `+handlesFields+` } } }`)
 	require.Equal(t, "alice@okaxis", *me.Me.DefaultPaymentHandles.Upi)
 

@@ -29,7 +29,7 @@ func (h Handles) IsZero() bool { return h == Handles{} }
 const (
 	MaxOther         = 200 // characters of the free "other" text
 	MaxAccountHolder = 70  // characters of an account holder's name: the EPC QR code's limit
-	MaxPixCity       = 15  // characters of a BR Code's city
+	MaxPixCity       = 50  // characters of a Pix key's city as given (a BR Code shows its first 15, brcode.go)
 )
 
 // Normalize checks every handle given and returns them in their stored

@@ -30,7 +30,7 @@ func TestNormalize(t *testing.T) {
 		{name: "holder alone", in: Handles{AccountHolder: "Anna"}, field: "accountHolder", err: "with an IBAN"},
 		{name: "holder too long", in: Handles{IBAN: "DE89370400440532013000", AccountHolder: strings.Repeat("a", 71)}, field: "accountHolder", err: "at most 70"},
 		{name: "city alone", in: Handles{PixCity: "Rio"}, field: "pixCity", err: "with a Pix key"},
-		{name: "city too long", in: Handles{Pix: "52998224725", PixCity: "Sao Miguel do Oeste"}, field: "pixCity", err: "at most 15"},
+		{name: "city too long", in: Handles{Pix: "52998224725", PixCity: strings.Repeat("Sao Miguel do Oeste ", 3)}, field: "pixCity", err: "at most 50"},
 		{name: "revtag", in: Handles{Revolut: "a b"}, field: "revolut", err: "Revtag"},
 		{name: "revtag short", in: Handles{Revolut: "ab"}, field: "revolut", err: "Revtag"},
 		{name: "paypal symbol", in: Handles{PayPal: "anna-m"}, field: "paypal", err: "without symbols"},

@@ -35,8 +35,11 @@ type Option struct {
 // Payment is what the options pay: the recipient's handles and name, the
 // amount and the settlement's reference.
 type Payment struct {
-	Handles   Handles
-	Name      string // the recipient's display name, when no account holder is given
+	Handles Handles
+	// Name is the recipient's display name. Their account holder's name,
+	// when given, stands for them instead in every payload that names them
+	// (the EPC code, the BR Code, the UPI link).
+	Name      string
 	Amount    money.Amount
 	Reference string
 }
@@ -72,13 +75,13 @@ func Options(p Payment) ([]Option, error) {
 		}
 	}
 	if h.UPI != "" {
-		link, err := UPILink(h.UPI, p.Name, p.Amount, p.Reference)
+		link, err := UPILink(h.UPI, holder, p.Amount, p.Reference)
 		if err := add(KindUPI, link, err, false); err != nil {
 			return nil, err
 		}
 	}
 	if h.Pix != "" {
-		code, err := BRCode(PixPayment{Key: h.Pix, Name: p.Name, City: h.PixCity, Amount: p.Amount,
+		code, err := BRCode(PixPayment{Key: h.Pix, Name: holder, City: h.PixCity, Amount: p.Amount,
 			Description: p.Reference, TxID: p.Reference})
 		if err := add(KindPix, code, err, true); err != nil {
 			return nil, err

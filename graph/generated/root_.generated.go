@@ -5298,7 +5298,7 @@ type PixKey {
   key: String!
   "What kind of key it is, told by its form."
   type: PixKeyType!
-  "The city the BR Code shows (at most 15 characters); null if not given."
+  "The city the BR Code shows (its first 15 characters in Latin letters); null if not given."
   city: String
 }
 
@@ -5333,7 +5333,7 @@ input PaymentHandlesInput {
   upi: String
   "A Pix key: a CPF or CNPJ (dots, dashes and slashes accepted), an e-mail, a +55 phone number or a random key."
   pix: String
-  "The city a Pix BR Code shows (at most 15 characters); only with a Pix key."
+  "The city a Pix BR Code shows (at most 50 characters; the code shows the first 15 in Latin letters); only with a Pix key."
   pixCity: String
   "A Revolut Revtag (with or without @, or a revolut.me link)."
   revolut: String

@@ -523,7 +523,7 @@ type PaymentHandlesInput struct {
 	Upi *string `json:"upi,omitempty"`
 	// A Pix key: a CPF or CNPJ (dots, dashes and slashes accepted), an e-mail, a +55 phone number or a random key.
 	Pix *string `json:"pix,omitempty"`
-	// The city a Pix BR Code shows (at most 15 characters); only with a Pix key.
+	// The city a Pix BR Code shows (at most 50 characters; the code shows the first 15 in Latin letters); only with a Pix key.
 	PixCity *string `json:"pixCity,omitempty"`
 	// A Revolut Revtag (with or without @, or a revolut.me link).
 	Revolut *string `json:"revolut,omitempty"`
@@ -562,7 +562,7 @@ type PixKey struct {
 	Key string `json:"key"`
 	// What kind of key it is, told by its form.
 	Type PixKeyType `json:"type"`
-	// The city the BR Code shows (at most 15 characters); null if not given.
+	// The city the BR Code shows (its first 15 characters in Latin letters); null if not given.
 	City *string `json:"city,omitempty"`
 }
 
