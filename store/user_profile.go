@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/fracti/api/payments"
 )
 
 // UserProfile is what Telegram last told us about a user.
@@ -17,16 +19,20 @@ type UserProfile struct {
 	Username  string
 	PhotoURL  string
 	UpdatedAt time.Time
+	// PaymentHandles are the user's default payment handles, nil when none
+	// (payment_handles.go).
+	PaymentHandles *payments.Handles
 }
 
 // userProfileRecord is the USER#<id> / PROFILE item.
 type userProfileRecord struct {
 	itemKey
-	ID        string `dynamodbav:"id"`
-	Name      string `dynamodbav:"name"`
-	Username  string `dynamodbav:"username,omitempty"`
-	PhotoURL  string `dynamodbav:"photoUrl,omitempty"`
-	UpdatedAt string `dynamodbav:"updatedAt"`
+	ID        string     `dynamodbav:"id"`
+	Name      string     `dynamodbav:"name"`
+	Username  string     `dynamodbav:"username,omitempty"`
+	PhotoURL  string     `dynamodbav:"photoUrl,omitempty"`
+	UpdatedAt string     `dynamodbav:"updatedAt"`
+	Pay       *payRecord `dynamodbav:"pay,omitempty"`
 }
 
 // PutUserProfile records or replaces what Telegram tells of a user. It
@@ -71,7 +77,8 @@ func (s *Store) GetUserProfile(ctx context.Context, userID string) (UserProfile,
 	}
 	ps, err := decodeAll([]map[string]types.AttributeValue{item}, func(r *userProfileRecord) (UserProfile, error) {
 		t, err := parseTime(r.UpdatedAt)
-		return UserProfile{UserID: r.ID, Name: r.Name, Username: r.Username, PhotoURL: r.PhotoURL, UpdatedAt: t}, err
+		return UserProfile{UserID: r.ID, Name: r.Name, Username: r.Username, PhotoURL: r.PhotoURL, UpdatedAt: t,
+			PaymentHandles: r.Pay.handles()}, err
 	})
 	if err != nil {
 		return UserProfile{}, err
