@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fracti/api/internal/crc16"
 	"github.com/fracti/api/money"
 )
 
@@ -105,17 +106,4 @@ func emv(id, value string) string { return fmt.Sprintf("%s%02d%s", id, len(value
 
 // crc16CCITTFalse is CRC-16/CCITT-FALSE: polynomial 0x1021, initial value
 // 0xFFFF, no reflection, no final XOR (the BR Code's ID 63).
-func crc16CCITTFalse(data []byte) uint16 {
-	crc := uint16(0xFFFF)
-	for _, c := range data {
-		crc ^= uint16(c) << 8
-		for range 8 {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
-		}
-	}
-	return crc
-}
+func crc16CCITTFalse(data []byte) uint16 { return crc16.CCITT(0xFFFF, data) }
