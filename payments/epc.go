@@ -26,6 +26,21 @@ const (
 // of its range, or a name it cannot write.
 var ErrRail = errors.New("the rail does not carry this payment")
 
+// sepaCountries are the countries and territories of the SEPA schemes'
+// geographical scope (the EPC's list, EPC409-09): an IBAN of any other
+// country cannot receive a SEPA credit transfer, so it gets no EPC code.
+var sepaCountries = map[string]bool{
+	// the European Union
+	"AT": true, "BE": true, "BG": true, "HR": true, "CY": true, "CZ": true, "DK": true, "EE": true, "FI": true,
+	"FR": true, "DE": true, "GR": true, "HU": true, "IE": true, "IT": true, "LV": true, "LT": true, "LU": true,
+	"MT": true, "NL": true, "PL": true, "PT": true, "RO": true, "SK": true, "SI": true, "ES": true, "SE": true,
+	// the rest of the EEA, and the other participants
+	"IS": true, "LI": true, "NO": true, "CH": true, "GB": true, "MC": true, "SM": true, "VA": true, "AD": true,
+	"AL": true, "MD": true, "ME": true, "MK": true, "RS": true,
+	// territories with IBANs of their own code
+	"AX": true, "GI": true, "GF": true, "GP": true, "MQ": true, "RE": true, "YT": true, "PM": true, "BL": true, "MF": true,
+}
+
 // EPCTransfer is a SEPA credit transfer to pay.
 type EPCTransfer struct {
 	Name   string // the beneficiary: their account holder's name, else their name
@@ -41,7 +56,8 @@ type EPCTransfer struct {
 // most 70 characters, latinText), the IBAN, the amount as EUR<units>.<cents>,
 // an empty purpose, an empty structured reference and the remittance text
 // (at most 140 characters). It is ErrRail for another currency than EUR,
-// an amount outside EUR0.01–EUR999999999.99, or a name with nothing Latin.
+// an amount outside EUR0.01–EUR999999999.99, a name with nothing Latin, or
+// an IBAN outside SEPA.
 func EPC(t EPCTransfer) (string, error) {
 	if t.Amount.Currency().Code() != "EUR" {
 		return "", ErrRail
@@ -51,7 +67,7 @@ func EPC(t EPCTransfer) (string, error) {
 		return "", ErrRail
 	}
 	name := latinText(t.Name, epcMaxName)
-	if name == "" || t.IBAN == "" {
+	if name == "" || len(t.IBAN) < 2 || !sepaCountries[t.IBAN[:2]] {
 		return "", ErrRail
 	}
 	lines := []string{

@@ -40,6 +40,9 @@ func TestEPC(t *testing.T) {
 		{name: "too large", in: EPCTransfer{Name: "A", IBAN: "DE89370400440532013000", Amount: eur("1000000000.00")}, err: ErrRail},
 		{name: "zero", in: EPCTransfer{Name: "A", IBAN: "DE89370400440532013000", Amount: eur("0.00")}, err: ErrRail},
 		{name: "not EUR", in: EPCTransfer{Name: "A", IBAN: "DE89370400440532013000", Amount: money.NewAmount(100, money.MustCurrency("USD"))}, err: ErrRail},
+		{name: "IBAN outside SEPA", in: EPCTransfer{Name: "A", IBAN: "BR1800360305000010009795493C1", Amount: eur("1.00")}, err: ErrRail},
+		{name: "IBAN of a SEPA territory", in: EPCTransfer{Name: "A", IBAN: "GI75NWBK000000007099453", Amount: eur("1.00")},
+			want: "BCD\n002\n1\nSCT\n\nA\nGI75NWBK000000007099453\nEUR1.00\n\n\n"},
 		{name: "no Latin name", in: EPCTransfer{Name: "Иван", IBAN: "DE89370400440532013000", Amount: eur("1.00")}, err: ErrRail},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,7 +61,7 @@ func TestEPC(t *testing.T) {
 
 func TestEPCLimits(t *testing.T) {
 	got, err := EPC(EPCTransfer{
-		BIC: "COBADEFFXXX", Name: strings.Repeat("Name ", 30), IBAN: "LC55HEMM000100010012001200023015",
+		BIC: "COBADEFFXXX", Name: strings.Repeat("Name ", 30), IBAN: "MT84MALT011000012345MTLCAST001S", // SEPA's longest
 		Amount: eur("999999999.99"), Text: strings.Repeat("x", 200),
 	})
 	require.NoError(t, err)
