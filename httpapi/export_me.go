@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fracti/api/payments"
 	"github.com/fracti/api/store"
 )
 
@@ -30,6 +31,21 @@ type (
 		Username  string    `json:"username,omitempty"`
 		PhotoURL  string    `json:"photoUrl,omitempty"`
 		UpdatedAt time.Time `json:"updatedAt"`
+		// PaymentHandles are the default payment handles, absent when none.
+		PaymentHandles *meHandles `json:"paymentHandles,omitempty"`
+	}
+	// meHandles are payment handles as stored (docs/payments.md).
+	meHandles struct {
+		IBAN          string `json:"iban,omitempty"`
+		BIC           string `json:"bic,omitempty"`
+		AccountHolder string `json:"accountHolder,omitempty"`
+		UPI           string `json:"upi,omitempty"`
+		Pix           string `json:"pix,omitempty"`
+		PixType       string `json:"pixType,omitempty"`
+		PixCity       string `json:"pixCity,omitempty"`
+		Revolut       string `json:"revolut,omitempty"`
+		PayPal        string `json:"paypal,omitempty"`
+		Other         string `json:"other,omitempty"`
 	}
 	meToken struct {
 		ID         string     `json:"id"`
@@ -52,6 +68,9 @@ type (
 		Language   string     `json:"language,omitempty"`
 		Muted      bool       `json:"muted"`
 		Digest     string     `json:"digest"`
+		// PaymentHandles are the membership's own payment handles, absent
+		// when the group shows the default.
+		PaymentHandles *meHandles `json:"paymentHandles,omitempty"`
 	}
 	mePart struct {
 		UserID string `json:"userId"`
@@ -187,7 +206,8 @@ func (x *meExport) write(ctx context.Context, memberships []store.Member, now ti
 	x.raw(`,"profile":`)
 	switch p, err := x.s.GetUserProfile(ctx, x.me); {
 	case err == nil:
-		x.encode(meProfile{Name: p.Name, Username: p.Username, PhotoURL: p.PhotoURL, UpdatedAt: p.UpdatedAt})
+		x.encode(meProfile{Name: p.Name, Username: p.Username, PhotoURL: p.PhotoURL, UpdatedAt: p.UpdatedAt,
+			PaymentHandles: meHandlesOf(p.PaymentHandles)})
 	case errors.Is(err, store.ErrNotFound):
 		x.raw("null")
 	default:
@@ -217,6 +237,7 @@ func (x *meExport) write(ctx context.Context, memberships []store.Member, now ti
 			mm := meMembership{
 				GroupID: m.GroupID, Name: m.Name, Username: m.Username, Wallet: m.Wallet, AvatarURL: m.AvatarURL,
 				JoinedAt: m.JoinedAt, LeftAt: m.LeftAt, ErasedAt: m.ErasedAt, Language: m.Language, Muted: m.Muted, Digest: string(m.Digest),
+				PaymentHandles: meHandlesOf(m.PaymentHandles),
 			}
 			if groups[i] != nil {
 				mm.GroupTitle = groups[i].Title
@@ -308,4 +329,15 @@ func meExpenseOf(e *store.Expense) meExpense {
 		out.Splits = append(out.Splits, mePart{UserID: sp.UserID, Name: sp.UserName, Amount: sp.Amount.String()})
 	}
 	return out
+}
+
+// meHandlesOf is h as the export writes it; nil for none.
+func meHandlesOf(h *payments.Handles) *meHandles {
+	if h == nil {
+		return nil
+	}
+	return &meHandles{
+		IBAN: h.IBAN, BIC: h.BIC, AccountHolder: h.AccountHolder, UPI: h.UPI, Pix: h.Pix, PixType: string(h.PixType),
+		PixCity: h.PixCity, Revolut: h.Revolut, PayPal: h.PayPal, Other: h.Other,
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/fracti/api/payments"
 	"github.com/fracti/api/store"
 	"github.com/graph-gophers/dataloader/v7"
 )
@@ -39,7 +40,8 @@ type Loaders struct {
 	invites     loader[store.InviteRef, store.Invite]
 	series      loader[store.SeriesKey, store.Series]
 	comments    loader[store.CommentRef, store.Comment]
-	started     started // the reads prefetch started
+	payDefaults loader[string, payments.Handles] // by user id
+	started     started                          // the reads prefetch started
 }
 
 // loader is a dataloader with the cache it fills, kept at hand so that a
@@ -52,7 +54,7 @@ type loader[K comparable, V any] struct {
 
 // BatchObserver is told the number of keys of every batch read a loader
 // makes (a dataloader batch or a prefetch), with the loader's name: items,
-// books, expenses, settlements, invites, series or comments.
+// books, expenses, settlements, invites, series, comments or payDefaults.
 type BatchObserver func(loader string, keys int)
 
 // Option tunes the loaders New makes.
@@ -84,12 +86,13 @@ func New(s *store.Store, wait time.Duration, opts ...Option) *Loaders {
 	}
 	l := &Loaders{
 		store:       s,
-		items:       newLoader("items", wait, o, groupItems(s)),          // BatchGetItem
-		expenses:    newLoader("expenses", wait, o, s.GetExpenses),       // BatchGetItem by key, GSI2 by id
-		settlements: newLoader("settlements", wait, o, s.GetSettlements), // like expenses
-		invites:     newLoader("invites", wait, o, s.GetInvites),         // BatchGetItem by key
-		series:      newLoader("series", wait, o, s.GetSeriesByKeys),     // BatchGetItem by key
-		comments:    newLoader("comments", wait, o, s.GetComments),       // BatchGetItem by key, GSI2 by id
+		items:       newLoader("items", wait, o, groupItems(s)),                    // BatchGetItem
+		expenses:    newLoader("expenses", wait, o, s.GetExpenses),                 // BatchGetItem by key, GSI2 by id
+		settlements: newLoader("settlements", wait, o, s.GetSettlements),           // like expenses
+		invites:     newLoader("invites", wait, o, s.GetInvites),                   // BatchGetItem by key
+		series:      newLoader("series", wait, o, s.GetSeriesByKeys),               // BatchGetItem by key
+		comments:    newLoader("comments", wait, o, s.GetComments),                 // BatchGetItem by key, GSI2 by id
+		payDefaults: newLoader("payDefaults", wait, o, s.GetDefaultPaymentHandles), // BatchGetItem of profiles
 	}
 	l.books = newLoader("books", wait, o, l.fetchBooks) // BatchGetItem, once the ledgers are in
 	return l

@@ -14,7 +14,7 @@ trap 'scripts/dynamodb-local.sh stop "$pidfile"; scripts/s3-local.sh stop "$s3pi
 # start their own): installed when missing and possible.
 scripts/prerequisites.sh java node curl chromium redis
 go vet ./...
-if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-ws ] || [ ! -d e2e/node_modules/graphql-http ] || [ ! -d e2e/node_modules/graphql-sse ]; then
+if [ ! -d e2e/node_modules/@apollo/client ] || [ ! -d e2e/node_modules/graphql-ws ] || [ ! -d e2e/node_modules/graphql-http ] || [ ! -d e2e/node_modules/graphql-sse ] || [ ! -d e2e/node_modules/pix-utils ] || [ ! -d e2e/node_modules/ibantools ]; then
   echo "Installing the JavaScript clients for e2e/ (npm ci) ..." >&2
   npm ci --silent --no-audit --no-fund --prefix e2e >&2
 fi

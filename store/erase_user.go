@@ -253,12 +253,30 @@ func (s *Store) eraseUserItems(ctx context.Context, userID string, res *EraseRes
 	return s.erasePaymentHandles(ctx, userID, res)
 }
 
-// erasePaymentHandles is where the user's payment handles will be erased.
-// They do not exist yet (another issue adds them): when they do, delete or
-// rewrite every item that holds them here, before the groups are gone
-// through, and count them in res.Items.
+// erasePaymentHandles erases the user's payment handles
+// (payment_handles.go): their default went with their profile above; here
+// every membership, current or former, that has a set of its own loses it,
+// before the groups are gone through (whose erasure of the membership
+// removes them too, should one be set meanwhile). Each is counted in
+// res.Items.
 func (s *Store) erasePaymentHandles(ctx context.Context, userID string, res *EraseResult) error {
-	_, _, _ = ctx, userID, res
+	memberships, err := s.UserMemberships(ctx, userID)
+	if err != nil {
+		return err
+	}
+	for _, m := range memberships {
+		if m.PaymentHandles == nil {
+			continue
+		}
+		_, err := s.db.UpdateItem(ctx, s.erasePaymentHandlesUpdate(m.GroupID, userID))
+		switch {
+		case IsCondCheckFailed(err):
+			continue // the group is gone
+		case err != nil:
+			return fmt.Errorf("erase payment handles in group %s: %w", m.GroupID, err)
+		}
+		res.Items++
+	}
 	return nil
 }
 
@@ -287,7 +305,7 @@ func (s *Store) eraseFromGroup(ctx context.Context, groupID string, er erasure) 
 var (
 	memberErase = "SET #name = :erased, " + attrErasedAt + " = :now, " + setIfMissing(attrLeftAt, ":now") +
 		", " + attrGSI3PK + " = :gsi3pk, " + attrGSI3SK + " = :gsi3sk REMOVE " +
-		"#username, #wallet, #avatar, #language, #muted, #digest, " + attrGSI1PK + ", " + attrGSI1SK
+		"#username, #wallet, #avatar, #language, #muted, #digest, " + attrPay + ", " + attrPayV + ", " + attrGSI1PK + ", " + attrGSI1SK
 	memberEraseNames = map[string]string{
 		"#name": attrName, "#username": attrUsername, "#wallet": attrWallet, "#avatar": attrAvatarURL,
 		"#language": attrLanguage, "#muted": attrMuted, "#digest": attrDigest,

@@ -121,6 +121,11 @@ import (
 // main payer; GSI1 (OWES#) only while the user's share exceeds what they
 // paid, GSI3 (TX#) only for the expense's other payers.
 //
+// Payment handles have no item of their own (payment_handles.go): a
+// member's own set for a group is the membership's "pay" map (with "payV",
+// its version), their default the profile's "pay" map; the default of many
+// members is read with one BatchGetItem of their USER#<userId> / PROFILE keys.
+//
 // The id suffix on timestamped sort keys keeps two items written in the same
 // millisecond apart and gives every list a total, stable order for cursors.
 

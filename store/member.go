@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/fracti/api/payments"
 )
 
 // Member is one user's membership in one group.
@@ -38,6 +40,10 @@ type Member struct {
 	// ErasedAt is set once the user erased their data (erase_user.go): the
 	// membership is a former one named ErasedName, with nothing personal left.
 	ErasedAt *time.Time
+	// PaymentHandles are the member's own payment handles in this group;
+	// nil when they show their default (payment_handles.go).
+	PaymentHandles *payments.Handles
+	payVersion     int64 // payV: the version of PaymentHandles
 }
 
 // Active reports whether the user is (still) a member.
@@ -102,6 +108,10 @@ type memberRecord struct {
 	FormatVersion int `dynamodbav:"formatVersion,omitempty"`
 	// ErasedAt is set on an erased membership.
 	ErasedAt string `dynamodbav:"erasedAt,omitempty"`
+	// Pay and PayV are the member's own payment handles and their version,
+	// absent until set (payment_handles.go).
+	Pay  *payRecord `dynamodbav:"pay,omitempty"`
+	PayV int64      `dynamodbav:"payV,omitempty"`
 }
 
 func newMemberRecord(groupID string, m NewMember, joined time.Time) (memberRecord, error) {
@@ -130,6 +140,7 @@ func (r *memberRecord) member() (Member, error) {
 		Wallet: r.Wallet, AvatarURL: r.AvatarURL, JoinedAt: joined,
 		Placeholder: r.Placeholder, AddedBy: r.AddedBy, ClaimedBy: r.ClaimedBy,
 		Language: r.Language, Muted: r.Muted, Digest: digestOf(r.Digest), Role: Role(r.Role),
+		PaymentHandles: r.Pay.handles(), payVersion: r.PayV,
 	}
 	if r.LeftAt != "" {
 		left, err := parseTime(r.LeftAt)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	crc16ccitt "github.com/fracti/api/internal/crc16"
 )
 
 // ErrInvalidAddress is wrapped by every error ValidateAddress returns.
@@ -127,17 +129,4 @@ func quoteAt(s string, i int) string {
 
 // crc16 is CRC-16/XMODEM (polynomial 0x1021, initial value 0), the checksum
 // TON puts at the end of user-friendly addresses.
-func crc16(data []byte) uint16 {
-	var crc uint16
-	for _, b := range data {
-		crc ^= uint16(b) << 8
-		for range 8 {
-			if crc&0x8000 != 0 {
-				crc = crc<<1 ^ 0x1021
-			} else {
-				crc <<= 1
-			}
-		}
-	}
-	return crc
-}
+func crc16(data []byte) uint16 { return crc16ccitt.CCITT(0, data) }

@@ -22,6 +22,7 @@ type MemberResolver interface {
 
 	Group(ctx context.Context, obj *store.Member) (*store.Group, error)
 	Balances(ctx context.Context, obj *store.Member) ([]model.Balance, error)
+	PaymentHandles(ctx context.Context, obj *store.Member) (*model.PaymentHandles, error)
 
 	ClaimedBy(ctx context.Context, obj *store.Member) (*store.Member, error)
 	Role(ctx context.Context, obj *store.Member) (*store.Role, error)
@@ -284,6 +285,38 @@ func (ec *executionContext) fieldContext_Member_balances(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Member_paymentHandles(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Member_paymentHandles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Member().PaymentHandles(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaymentHandles) graphql.Marshaler {
+			return ec.marshalNPaymentHandles2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentHandles(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Member_paymentHandles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Member",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaymentHandles(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Member_placeholder(ctx context.Context, field graphql.CollectedField, obj *store.Member) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -469,6 +502,12 @@ func (ec *executionContext) _Member(ctx context.Context, sel ast.SelectionSet, o
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Member_balances(ctx, field, obj)
+				})
+		case "paymentHandles":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Member_paymentHandles(ctx, field, obj)
 				})
 		case "placeholder":
 			out.Values[i] = ec._Member_placeholder(ctx, field, obj)

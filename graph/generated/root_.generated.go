@@ -94,6 +94,12 @@ type ComplexityRoot struct {
 		Sent     func(childComplexity int) int
 	}
 
+	BankAccount struct {
+		AccountHolder func(childComplexity int) int
+		Bic           func(childComplexity int) int
+		Iban          func(childComplexity int) int
+	}
+
 	CategoryAmount struct {
 		Amount   func(childComplexity int) int
 		Category func(childComplexity int) int
@@ -365,6 +371,7 @@ type ComplexityRoot struct {
 		Name                 func(childComplexity int) int
 		NodeID               func(childComplexity int) int
 		NotificationSettings func(childComplexity int) int
+		PaymentHandles       func(childComplexity int) int
 		Placeholder          func(childComplexity int) int
 		Role                 func(childComplexity int) int
 		UserID               func(childComplexity int) int
@@ -431,6 +438,7 @@ type ComplexityRoot struct {
 		UpdateExpense               func(childComplexity int, id string, input model.UpdateExpenseInput) int
 		UpdateGroup                 func(childComplexity int, id string, input model.UpdateGroupInput) int
 		UpdateNotificationSettings  func(childComplexity int, groupID string, input model.NotificationSettingsInput) int
+		UpdatePaymentHandles        func(childComplexity int, groupID *string, handles *model.PaymentHandlesInput) int
 		UpdateRecurringExpense      func(childComplexity int, id string, input model.UpdateRecurringExpenseInput) int
 		UpdateSettlement            func(childComplexity int, id string, input model.UpdateSettlementInput) int
 		UpdateWallet                func(childComplexity int, groupID string, wallet string) int
@@ -458,6 +466,32 @@ type ComplexityRoot struct {
 		Member func(childComplexity int) int
 		NodeID func(childComplexity int) int
 		UserID func(childComplexity int) int
+	}
+
+	PaymentHandles struct {
+		BankAccount func(childComplexity int) int
+		Member      func(childComplexity int) int
+		Other       func(childComplexity int) int
+		Paypal      func(childComplexity int) int
+		Pix         func(childComplexity int) int
+		Revolut     func(childComplexity int) int
+		Source      func(childComplexity int) int
+		Ton         func(childComplexity int) int
+		Upi         func(childComplexity int) int
+	}
+
+	PaymentOption struct {
+		Kind      func(childComplexity int) int
+		QRPayload func(childComplexity int) int
+		Reference func(childComplexity int) int
+		Text      func(childComplexity int) int
+		URL       func(childComplexity int) int
+	}
+
+	PixKey struct {
+		City func(childComplexity int) int
+		Key  func(childComplexity int) int
+		Type func(childComplexity int) int
 	}
 
 	Query struct {
@@ -541,6 +575,7 @@ type ComplexityRoot struct {
 		ID              func(childComplexity int) int
 		Parts           func(childComplexity int) int
 		PaymentLink     func(childComplexity int) int
+		PaymentOptions  func(childComplexity int) int
 		Rate            func(childComplexity int) int
 		RateDate        func(childComplexity int) int
 		RateSource      func(childComplexity int) int
@@ -635,19 +670,20 @@ type ComplexityRoot struct {
 	}
 
 	User struct {
-		AccessTokens func(childComplexity int) int
-		Activity     func(childComplexity int, first *int, after *string) int
-		Expenses     func(childComplexity int, filter *model.ExpenseFilter, first *int, after *string) int
-		ExpensesPaid func(childComplexity int, first *int, after *string) int
-		Groups       func(childComplexity int, archived *bool, first *int, after *string) int
-		ID           func(childComplexity int) int
-		Name         func(childComplexity int) int
-		Owes         func(childComplexity int, first *int, after *string) int
-		Settlements  func(childComplexity int, first *int, after *string) int
-		Spending     func(childComplexity int, from string, to string, currency *string, by *store.SpendingPeriod) int
-		Summary      func(childComplexity int) int
-		Usage        func(childComplexity int) int
-		Username     func(childComplexity int) int
+		AccessTokens          func(childComplexity int) int
+		Activity              func(childComplexity int, first *int, after *string) int
+		DefaultPaymentHandles func(childComplexity int) int
+		Expenses              func(childComplexity int, filter *model.ExpenseFilter, first *int, after *string) int
+		ExpensesPaid          func(childComplexity int, first *int, after *string) int
+		Groups                func(childComplexity int, archived *bool, first *int, after *string) int
+		ID                    func(childComplexity int) int
+		Name                  func(childComplexity int) int
+		Owes                  func(childComplexity int, first *int, after *string) int
+		Settlements           func(childComplexity int, first *int, after *string) int
+		Spending              func(childComplexity int, from string, to string, currency *string, by *store.SpendingPeriod) int
+		Summary               func(childComplexity int) int
+		Usage                 func(childComplexity int) int
+		Username              func(childComplexity int) int
 	}
 
 	UserSummary struct {
@@ -818,6 +854,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Balance.Sent(childComplexity), true
+
+	case "BankAccount.accountHolder":
+		if e.ComplexityRoot.BankAccount.AccountHolder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BankAccount.AccountHolder(childComplexity), true
+	case "BankAccount.bic":
+		if e.ComplexityRoot.BankAccount.Bic == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BankAccount.Bic(childComplexity), true
+	case "BankAccount.iban":
+		if e.ComplexityRoot.BankAccount.Iban == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BankAccount.Iban(childComplexity), true
 
 	case "CategoryAmount.amount":
 		if e.ComplexityRoot.CategoryAmount.Amount == nil {
@@ -1996,6 +2051,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Member.NotificationSettings(childComplexity), true
+	case "Member.paymentHandles":
+		if e.ComplexityRoot.Member.PaymentHandles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Member.PaymentHandles(childComplexity), true
 	case "Member.placeholder":
 		if e.ComplexityRoot.Member.Placeholder == nil {
 			break
@@ -2529,6 +2590,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateNotificationSettings(childComplexity, args["groupId"].(string), args["input"].(model.NotificationSettingsInput)), true
+	case "Mutation.updatePaymentHandles":
+		if e.ComplexityRoot.Mutation.UpdatePaymentHandles == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updatePaymentHandles_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdatePaymentHandles(childComplexity, args["groupId"].(*string), args["handles"].(*model.PaymentHandlesInput)), true
 	case "Mutation.updateRecurringExpense":
 		if e.ComplexityRoot.Mutation.UpdateRecurringExpense == nil {
 			break
@@ -2638,6 +2710,111 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Payment.UserID(childComplexity), true
+
+	case "PaymentHandles.bankAccount":
+		if e.ComplexityRoot.PaymentHandles.BankAccount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentHandles.BankAccount(childComplexity), true
+	case "PaymentHandles.member":
+		if e.ComplexityRoot.PaymentHandles.Member == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentHandles.Member(childComplexity), true
+	case "PaymentHandles.other":
+		if e.ComplexityRoot.PaymentHandles.Other == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentHandles.Other(childComplexity), true
+	case "PaymentHandles.paypal":
+		if e.ComplexityRoot.PaymentHandles.Paypal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentHandles.Paypal(childComplexity), true
+	case "PaymentHandles.pix":
+		if e.ComplexityRoot.PaymentHandles.Pix == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentHandles.Pix(childComplexity), true
+	case "PaymentHandles.revolut":
+		if e.ComplexityRoot.PaymentHandles.Revolut == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentHandles.Revolut(childComplexity), true
+	case "PaymentHandles.source":
+		if e.ComplexityRoot.PaymentHandles.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentHandles.Source(childComplexity), true
+	case "PaymentHandles.ton":
+		if e.ComplexityRoot.PaymentHandles.Ton == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentHandles.Ton(childComplexity), true
+	case "PaymentHandles.upi":
+		if e.ComplexityRoot.PaymentHandles.Upi == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentHandles.Upi(childComplexity), true
+
+	case "PaymentOption.kind":
+		if e.ComplexityRoot.PaymentOption.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentOption.Kind(childComplexity), true
+	case "PaymentOption.qrPayload":
+		if e.ComplexityRoot.PaymentOption.QRPayload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentOption.QRPayload(childComplexity), true
+	case "PaymentOption.reference":
+		if e.ComplexityRoot.PaymentOption.Reference == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentOption.Reference(childComplexity), true
+	case "PaymentOption.text":
+		if e.ComplexityRoot.PaymentOption.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentOption.Text(childComplexity), true
+	case "PaymentOption.url":
+		if e.ComplexityRoot.PaymentOption.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PaymentOption.URL(childComplexity), true
+
+	case "PixKey.city":
+		if e.ComplexityRoot.PixKey.City == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PixKey.City(childComplexity), true
+	case "PixKey.key":
+		if e.ComplexityRoot.PixKey.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PixKey.Key(childComplexity), true
+	case "PixKey.type":
+		if e.ComplexityRoot.PixKey.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PixKey.Type(childComplexity), true
 
 	case "Query.expense":
 		if e.ComplexityRoot.Query.Expense == nil {
@@ -3031,6 +3208,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Settlement.PaymentLink(childComplexity), true
+	case "Settlement.paymentOptions":
+		if e.ComplexityRoot.Settlement.PaymentOptions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Settlement.PaymentOptions(childComplexity), true
 	case "Settlement.rate":
 		if e.ComplexityRoot.Settlement.Rate == nil {
 			break
@@ -3413,6 +3596,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.User.Activity(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "User.defaultPaymentHandles":
+		if e.ComplexityRoot.User.DefaultPaymentHandles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.User.DefaultPaymentHandles(childComplexity), true
 	case "User.expenses":
 		if e.ComplexityRoot.User.Expenses == nil {
 			break
@@ -3544,6 +3733,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ImportMemberInput", ec.unmarshalInputImportMemberInput),
 			graphql.NewInputUnmarshaler("ItemInput", ec.unmarshalInputItemInput),
 			graphql.NewInputUnmarshaler("NotificationSettingsInput", ec.unmarshalInputNotificationSettingsInput),
+			graphql.NewInputUnmarshaler("PaymentHandlesInput", ec.unmarshalInputPaymentHandlesInput),
 			graphql.NewInputUnmarshaler("PaymentInput", ec.unmarshalInputPaymentInput),
 			graphql.NewInputUnmarshaler("SettlementPartInput", ec.unmarshalInputSettlementPartInput),
 			graphql.NewInputUnmarshaler("SplitInput", ec.unmarshalInputSplitInput),
@@ -4738,7 +4928,8 @@ type FieldChange {
   Wine …" and "TAX 8.875% = 5.59; TIP 9.00 = 9.00"); for settlements amount, currency, from, to,
   status or txHash; for groups title, currency, settlementConfirmation or
   simplifyDebts (recorded only while it is off: absent means true); for
-  members wallet; for invites expiresAt, maxUses or revokedAt (never the
+  members wallet or paymentHandles (the kinds of handles, never their
+  values); for invites expiresAt, maxUses or revokedAt (never the
   secret).
   """
   field: String!
@@ -5421,6 +5612,196 @@ extend type Mutation {
   server has no bot configured.
   """
   remindDebtors("The group whose debtors are reminded." groupId: ID!): ReminderReport!
+}
+`, BuiltIn: false},
+	{Name: "../../schema/payment.graphqls", Input: `# Payment handles and the ways to pay a settlement outside TON (docs/payments.md).
+
+"""
+The ways a member is paid. Personal data: only the members of the group see
+them, and an erasure of the person's data removes them everywhere.
+"""
+type PaymentHandles {
+  """
+  Where they come from: the member's own for this group (GROUP), their
+  default for all groups (DEFAULT), or NONE. A group's own set replaces the
+  default whole, even an empty one.
+  """
+  source: PaymentHandlesSource!
+  """
+  The member whose handles these are in a group (select it with its id to
+  refresh a cached Member after updatePaymentHandles); null for a default.
+  """
+  member: Member
+  """
+  The member's TON wallet in this group (Member.wallet, set with
+  updateWallet): always the group's own, whatever the source, since TON
+  payments are verified against it. Null for a default.
+  """
+  ton: String
+  "A bank account for SEPA transfers; null if none."
+  bankAccount: BankAccount
+  "A UPI virtual payment address (name@handle), in small letters; null if none."
+  upi: String
+  "A Pix key; null if none."
+  pix: PixKey
+  "A Revolut Revtag, without its @; null if none."
+  revolut: String
+  "A PayPal.me name; null if none."
+  paypal: String
+  "Free text of another way to be paid (at most 200 characters), shown as it is; null if none."
+  other: String
+}
+
+"Where a member's payment handles come from."
+enum PaymentHandlesSource {
+  "The member's own for this group (updatePaymentHandles with groupId)."
+  GROUP
+  "The member's default for all groups (updatePaymentHandles without groupId)."
+  DEFAULT
+  "Neither: the member shows no handle (but maybe a TON wallet)."
+  NONE
+}
+
+"A bank account, paid by SEPA credit transfer."
+type BankAccount {
+  "The IBAN in its electronic form (capitals, no spaces)."
+  iban: String!
+  "The bank's BIC (8 or 11 characters); null if not given."
+  bic: String
+  "The name on the account, as the payer's bank shows it; null if not given (the member's name stands in)."
+  accountHolder: String
+}
+
+"A key of Brazil's Pix, and the city its BR Code shows."
+type PixKey {
+  "The key, as the Banco Central's directory stores it (digits of a CPF or CNPJ, +55… phone, small-letter e-mail or random key)."
+  key: String!
+  "What kind of key it is, told by its form."
+  type: PixKeyType!
+  "The city the BR Code shows (its first 15 characters in Latin letters); null if not given."
+  city: String
+}
+
+"The kinds of Pix keys."
+enum PixKeyType {
+  "A person's CPF: 11 digits, with valid check digits."
+  CPF
+  "A company's CNPJ: 14 characters (the first 12 may be letters since July 2026), with valid check digits."
+  CNPJ
+  "An e-mail address."
+  EMAIL
+  "A Brazilian phone number, +55 in E.164."
+  PHONE
+  "A random key (EVP): a UUID."
+  RANDOM
+}
+
+"""
+Payment handles to set. Every field left out, null or blank is a handle not
+given: the input is the whole set, not a change to it. Each handle is
+checked by its own rules (docs/payments.md); one refused is BAD_USER_INPUT
+with extensions.field naming it (` + "`" + `handles.iban` + "`" + `, …).
+"""
+input PaymentHandlesInput {
+  "An IBAN: spaces and small letters are accepted; checked against its country's length and its check digits."
+  iban: String
+  "The bank's BIC (ISO 9362: 8 or 11 characters); only with an IBAN."
+  bic: String
+  "The name on the bank account (at most 70 characters); only with an IBAN."
+  accountHolder: String
+  "A UPI virtual payment address: name@handle."
+  upi: String
+  "A Pix key: a CPF or CNPJ (dots, dashes and slashes accepted), an e-mail, a +55 phone number or a random key."
+  pix: String
+  "The city a Pix BR Code shows (at most 50 characters; the code shows the first 15 in Latin letters); only with a Pix key."
+  pixCity: String
+  "A Revolut Revtag (with or without @, or a revolut.me link)."
+  revolut: String
+  "A PayPal.me name (or a paypal.me link): letters and digits, at most 20."
+  paypal: String
+  "Free text of another way to be paid, at most 200 characters."
+  other: String
+}
+
+"A way to pay a settlement."
+enum PaymentKind {
+  "A SEPA credit transfer by EPC QR code (EUR only)."
+  SEPA
+  "A UPI payment link (INR only)."
+  UPI
+  "A Pix payment by BR Code (BRL only)."
+  PIX
+  "A revolut.me link, in a currency Revolut holds."
+  REVOLUT
+  "A PayPal.me link, in a currency PayPal takes."
+  PAYPAL
+  "A ton://transfer link (TON only; see Settlement.paymentLink)."
+  TON
+  "The recipient's own words on how to pay them (text)."
+  OTHER
+}
+
+"""
+One way for the payer to pay a settlement: a link to open, a payload to show
+as a QR code for a banking app to scan, or both; or, for OTHER, text.
+"""
+type PaymentOption {
+  "The rail."
+  kind: PaymentKind!
+  "A link that opens the payment (UPI, Revolut, PayPal.me, TON); null for SEPA, PIX and OTHER."
+  url: String
+  "What to encode in a QR code (the EPC payload, the BR Code, or the link); null for OTHER."
+  qrPayload: String
+  "The recipient's text, for OTHER; null otherwise."
+  text: String
+  "The settlement's reference, which the payment carries where its rail allows (remittance text, note, txid)."
+  reference: String!
+}
+
+extend type Member {
+  """
+  The member's payment handles in this group: their own for it, else their
+  default. A former member shows none.
+  """
+  paymentHandles: PaymentHandles!
+}
+
+extend type User {
+  "Your default payment handles, shown in every group where you set none of your own; null if none."
+  defaultPaymentHandles: PaymentHandles
+}
+
+extend type Settlement {
+  """
+  The ways the payer can pay this settlement, from the recipient's payment
+  handles (Member.paymentHandles) and the settlement's currency and amount:
+  one per handle whose rail carries the currency, in the order of
+  PaymentKind. Empty once the settlement is COMPLETED or FAILED.
+  """
+  paymentOptions: [PaymentOption!]!
+}
+
+extend enum GroupEventType {
+  "A member set, changed or removed their payment handles in the group (its change ` + "`" + `paymentHandles` + "`" + `: the kinds before and after, never the values)."
+  PAYMENT_HANDLES_CHANGED
+}
+
+extend type Mutation {
+  """
+  Set your payment handles. With groupId, your own for that group (you must
+  be a member): handles replace the set whole, an empty input leaves the
+  group with none of your handles, and null removes the group's set so that
+  your default shows there again; a PAYMENT_HANDLES_CHANGED event names the
+  kinds. Without groupId, your default for every group where you set none of
+  your own (null or empty clears it). Returns the handles as they now show:
+  in the group, or your default. Your TON wallet is set with updateWallet.
+  """
+  updatePaymentHandles(
+    "The group whose own set to change; null for your default."
+    groupId: ID
+    "The whole set; null: with groupId, use the default there; without, clear the default."
+    handles: PaymentHandlesInput
+  ): PaymentHandles!
 }
 `, BuiltIn: false},
 	{Name: "../../schema/placeholder.graphqls", Input: `# Placeholder members: someone who has not joined yet.
@@ -6664,6 +7045,18 @@ func (ec *executionContext) childFields_Balance(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type Balance", field.Name)
 }
 
+func (ec *executionContext) childFields_BankAccount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "iban":
+		return ec.fieldContext_BankAccount_iban(ctx, field)
+	case "bic":
+		return ec.fieldContext_BankAccount_bic(ctx, field)
+	case "accountHolder":
+		return ec.fieldContext_BankAccount_accountHolder(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BankAccount", field.Name)
+}
+
 func (ec *executionContext) childFields_CategoryAmount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "category":
@@ -7208,6 +7601,8 @@ func (ec *executionContext) childFields_Member(ctx context.Context, field graphq
 		return ec.fieldContext_Member_group(ctx, field)
 	case "balances":
 		return ec.fieldContext_Member_balances(ctx, field)
+	case "paymentHandles":
+		return ec.fieldContext_Member_paymentHandles(ctx, field)
 	case "placeholder":
 		return ec.fieldContext_Member_placeholder(ctx, field)
 	case "claimedBy":
@@ -7300,6 +7695,58 @@ func (ec *executionContext) childFields_Payment(ctx context.Context, field graph
 		return ec.fieldContext_Payment_amount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Payment", field.Name)
+}
+
+func (ec *executionContext) childFields_PaymentHandles(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "source":
+		return ec.fieldContext_PaymentHandles_source(ctx, field)
+	case "member":
+		return ec.fieldContext_PaymentHandles_member(ctx, field)
+	case "ton":
+		return ec.fieldContext_PaymentHandles_ton(ctx, field)
+	case "bankAccount":
+		return ec.fieldContext_PaymentHandles_bankAccount(ctx, field)
+	case "upi":
+		return ec.fieldContext_PaymentHandles_upi(ctx, field)
+	case "pix":
+		return ec.fieldContext_PaymentHandles_pix(ctx, field)
+	case "revolut":
+		return ec.fieldContext_PaymentHandles_revolut(ctx, field)
+	case "paypal":
+		return ec.fieldContext_PaymentHandles_paypal(ctx, field)
+	case "other":
+		return ec.fieldContext_PaymentHandles_other(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PaymentHandles", field.Name)
+}
+
+func (ec *executionContext) childFields_PaymentOption(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_PaymentOption_kind(ctx, field)
+	case "url":
+		return ec.fieldContext_PaymentOption_url(ctx, field)
+	case "qrPayload":
+		return ec.fieldContext_PaymentOption_qrPayload(ctx, field)
+	case "text":
+		return ec.fieldContext_PaymentOption_text(ctx, field)
+	case "reference":
+		return ec.fieldContext_PaymentOption_reference(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PaymentOption", field.Name)
+}
+
+func (ec *executionContext) childFields_PixKey(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "key":
+		return ec.fieldContext_PixKey_key(ctx, field)
+	case "type":
+		return ec.fieldContext_PixKey_type(ctx, field)
+	case "city":
+		return ec.fieldContext_PixKey_city(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PixKey", field.Name)
 }
 
 func (ec *executionContext) childFields_Receipt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7460,6 +7907,8 @@ func (ec *executionContext) childFields_Settlement(ctx context.Context, field gr
 		return ec.fieldContext_Settlement_rateSource(ctx, field)
 	case "rateDate":
 		return ec.fieldContext_Settlement_rateDate(ctx, field)
+	case "paymentOptions":
+		return ec.fieldContext_Settlement_paymentOptions(ctx, field)
 	case "paymentLink":
 		return ec.fieldContext_Settlement_paymentLink(ctx, field)
 	case "verification":
@@ -7644,6 +8093,8 @@ func (ec *executionContext) childFields_User(ctx context.Context, field graphql.
 		return ec.fieldContext_User_activity(ctx, field)
 	case "summary":
 		return ec.fieldContext_User_summary(ctx, field)
+	case "defaultPaymentHandles":
+		return ec.fieldContext_User_defaultPaymentHandles(ctx, field)
 	case "spending":
 		return ec.fieldContext_User_spending(ctx, field)
 	case "accessTokens":

@@ -42,6 +42,7 @@ type MutationResolver interface {
 	LeaveGroup(ctx context.Context, groupID string) (string, error)
 	UpdateWallet(ctx context.Context, groupID string, wallet string) (*store.Member, error)
 	RemindDebtors(ctx context.Context, groupID string) (*model.ReminderReport, error)
+	UpdatePaymentHandles(ctx context.Context, groupID *string, handles *model.PaymentHandlesInput) (*model.PaymentHandles, error)
 	AddPlaceholderMember(ctx context.Context, groupID string, name string) (*store.Member, error)
 	ClaimPlaceholder(ctx context.Context, groupID string, placeholderID string) (*store.Member, error)
 	CreateReceiptUpload(ctx context.Context, expenseID string, contentType string, size int) (*model.ReceiptUpload, error)
@@ -836,6 +837,28 @@ func (ec *executionContext) field_Mutation_updateNotificationSettings_args(ctx c
 		return nil, err
 	}
 	args["input"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updatePaymentHandles_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "groupId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["groupId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "handles",
+		func(ctx context.Context, v any) (*model.PaymentHandlesInput, error) {
+			return ec.unmarshalOPaymentHandlesInput2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentHandlesInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["handles"] = arg1
 	return args, nil
 }
 
@@ -1823,6 +1846,50 @@ func (ec *executionContext) fieldContext_Mutation_remindDebtors(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_remindDebtors_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updatePaymentHandles(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updatePaymentHandles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdatePaymentHandles(ctx, fc.Args["groupId"].(*string), fc.Args["handles"].(*model.PaymentHandlesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaymentHandles) graphql.Marshaler {
+			return ec.marshalNPaymentHandles2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentHandles(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updatePaymentHandles(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaymentHandles(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updatePaymentHandles_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -3479,6 +3546,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "remindDebtors":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_remindDebtors(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updatePaymentHandles":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updatePaymentHandles(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -26,6 +26,7 @@ type SettlementResolver interface {
 	ConfirmedBy(ctx context.Context, obj *store.Settlement) (*store.Member, error)
 	Parts(ctx context.Context, obj *store.Settlement) ([]model.SettlementPart, error)
 
+	PaymentOptions(ctx context.Context, obj *store.Settlement) ([]model.PaymentOption, error)
 	PaymentLink(ctx context.Context, obj *store.Settlement) (*string, error)
 }
 
@@ -473,6 +474,38 @@ func (ec *executionContext) fieldContext_Settlement_rateDate(_ context.Context, 
 	return graphql.NewScalarFieldContext("Settlement", field, true, false, "Date")
 }
 
+func (ec *executionContext) _Settlement_paymentOptions(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Settlement_paymentOptions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Settlement().PaymentOptions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.PaymentOption) graphql.Marshaler {
+			return ec.marshalNPaymentOption2ᚕgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentOptionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Settlement_paymentOptions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Settlement",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaymentOption(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Settlement_paymentLink(ctx context.Context, field graphql.CollectedField, obj *store.Settlement) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -806,6 +839,12 @@ func (ec *executionContext) _Settlement(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "paymentOptions":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Settlement_paymentOptions(ctx, field, obj)
+				})
 		case "paymentLink":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, false,

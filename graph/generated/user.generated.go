@@ -30,6 +30,7 @@ type UserResolver interface {
 	Settlements(ctx context.Context, obj *model.User, first *int, after *string) (*model.SettlementConnection, error)
 	Activity(ctx context.Context, obj *model.User, first *int, after *string) (*model.ActivityConnection, error)
 	Summary(ctx context.Context, obj *model.User) (*model.UserSummary, error)
+	DefaultPaymentHandles(ctx context.Context, obj *model.User) (*model.PaymentHandles, error)
 	Spending(ctx context.Context, obj *model.User, from string, to string, currency *string, by *store.SpendingPeriod) ([]store.SpendingBucket, error)
 	AccessTokens(ctx context.Context, obj *model.User) ([]store.Token, error)
 	Usage(ctx context.Context, obj *model.User) (*quota.Usage, error)
@@ -824,6 +825,38 @@ func (ec *executionContext) fieldContext_User_summary(_ context.Context, field g
 	return fc, nil
 }
 
+func (ec *executionContext) _User_defaultPaymentHandles(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_User_defaultPaymentHandles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.User().DefaultPaymentHandles(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PaymentHandles) graphql.Marshaler {
+			return ec.marshalOPaymentHandles2ᚖgithubᚗcomᚋfractiᚋapiᚋgraphᚋmodelᚐPaymentHandles(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_User_defaultPaymentHandles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "User",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PaymentHandles(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _User_spending(ctx context.Context, field graphql.CollectedField, obj *model.User) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1200,6 +1233,12 @@ func (ec *executionContext) _User(ctx context.Context, sel ast.SelectionSet, obj
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._User_summary(ctx, field, obj)
+				})
+		case "defaultPaymentHandles":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._User_defaultPaymentHandles(ctx, field, obj)
 				})
 		case "spending":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

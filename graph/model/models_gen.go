@@ -66,6 +66,16 @@ type AvatarUpload struct {
 
 func (AvatarUpload) IsPresignedUpload() {}
 
+// A bank account, paid by SEPA credit transfer.
+type BankAccount struct {
+	// The IBAN in its electronic form (capitals, no spaces).
+	Iban string `json:"iban"`
+	// The bank's BIC (8 or 11 characters); null if not given.
+	Bic *string `json:"bic,omitempty"`
+	// The name on the account, as the payer's bank shows it; null if not given (the member's name stands in).
+	AccountHolder *string `json:"accountHolder,omitempty"`
+}
+
 // A page of comments.
 type CommentConnection struct {
 	// The comments with their cursors.
@@ -511,12 +521,90 @@ type PageInfo struct {
 	EndCursor *store.Cursor `json:"endCursor,omitempty"`
 }
 
+// The ways a member is paid. Personal data: only the members of the group see
+// them, and an erasure of the person's data removes them everywhere.
+type PaymentHandles struct {
+	// Where they come from: the member's own for this group (GROUP), their
+	// default for all groups (DEFAULT), or NONE. A group's own set replaces the
+	// default whole, even an empty one.
+	Source PaymentHandlesSource `json:"source"`
+	// The member whose handles these are in a group (select it with its id to
+	// refresh a cached Member after updatePaymentHandles); null for a default.
+	Member *store.Member `json:"member,omitempty"`
+	// The member's TON wallet in this group (Member.wallet, set with
+	// updateWallet): always the group's own, whatever the source, since TON
+	// payments are verified against it. Null for a default.
+	Ton *string `json:"ton,omitempty"`
+	// A bank account for SEPA transfers; null if none.
+	BankAccount *BankAccount `json:"bankAccount,omitempty"`
+	// A UPI virtual payment address (name@handle), in small letters; null if none.
+	Upi *string `json:"upi,omitempty"`
+	// A Pix key; null if none.
+	Pix *PixKey `json:"pix,omitempty"`
+	// A Revolut Revtag, without its @; null if none.
+	Revolut *string `json:"revolut,omitempty"`
+	// A PayPal.me name; null if none.
+	Paypal *string `json:"paypal,omitempty"`
+	// Free text of another way to be paid (at most 200 characters), shown as it is; null if none.
+	Other *string `json:"other,omitempty"`
+}
+
+// Payment handles to set. Every field left out, null or blank is a handle not
+// given: the input is the whole set, not a change to it. Each handle is
+// checked by its own rules (docs/payments.md); one refused is BAD_USER_INPUT
+// with extensions.field naming it (`handles.iban`, …).
+type PaymentHandlesInput struct {
+	// An IBAN: spaces and small letters are accepted; checked against its country's length and its check digits.
+	Iban *string `json:"iban,omitempty"`
+	// The bank's BIC (ISO 9362: 8 or 11 characters); only with an IBAN.
+	Bic *string `json:"bic,omitempty"`
+	// The name on the bank account (at most 70 characters); only with an IBAN.
+	AccountHolder *string `json:"accountHolder,omitempty"`
+	// A UPI virtual payment address: name@handle.
+	Upi *string `json:"upi,omitempty"`
+	// A Pix key: a CPF or CNPJ (dots, dashes and slashes accepted), an e-mail, a +55 phone number or a random key.
+	Pix *string `json:"pix,omitempty"`
+	// The city a Pix BR Code shows (at most 50 characters; the code shows the first 15 in Latin letters); only with a Pix key.
+	PixCity *string `json:"pixCity,omitempty"`
+	// A Revolut Revtag (with or without @, or a revolut.me link).
+	Revolut *string `json:"revolut,omitempty"`
+	// A PayPal.me name (or a paypal.me link): letters and digits, at most 20.
+	Paypal *string `json:"paypal,omitempty"`
+	// Free text of another way to be paid, at most 200 characters.
+	Other *string `json:"other,omitempty"`
+}
+
 // What one member paid of a new expense.
 type PaymentInput struct {
 	// The payer's Telegram user id; they must be a member of the group.
 	UserID string `json:"userId"`
 	// What they paid: positive, with at most the currency's decimals.
 	Amount money.Decimal `json:"amount"`
+}
+
+// One way for the payer to pay a settlement: a link to open, a payload to show
+// as a QR code for a banking app to scan, or both; or, for OTHER, text.
+type PaymentOption struct {
+	// The rail.
+	Kind PaymentKind `json:"kind"`
+	// A link that opens the payment (UPI, Revolut, PayPal.me, TON); null for SEPA, PIX and OTHER.
+	URL *string `json:"url,omitempty"`
+	// What to encode in a QR code (the EPC payload, the BR Code, or the link); null for OTHER.
+	QRPayload *string `json:"qrPayload,omitempty"`
+	// The recipient's text, for OTHER; null otherwise.
+	Text *string `json:"text,omitempty"`
+	// The settlement's reference, which the payment carries where its rail allows (remittance text, note, txid).
+	Reference string `json:"reference"`
+}
+
+// A key of Brazil's Pix, and the city its BR Code shows.
+type PixKey struct {
+	// The key, as the Banco Central's directory stores it (digits of a CPF or CNPJ, +55… phone, small-letter e-mail or random key).
+	Key string `json:"key"`
+	// What kind of key it is, told by its form.
+	Type PixKeyType `json:"type"`
+	// The city the BR Code shows (its first 15 characters in Latin letters); null if not given.
+	City *string `json:"city,omitempty"`
 }
 
 // Entry points for reading.
@@ -902,6 +990,207 @@ func (e *ImportProblemSeverity) UnmarshalJSON(b []byte) error {
 }
 
 func (e ImportProblemSeverity) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a member's payment handles come from.
+type PaymentHandlesSource string
+
+const (
+	// The member's own for this group (updatePaymentHandles with groupId).
+	PaymentHandlesSourceGroup PaymentHandlesSource = "GROUP"
+	// The member's default for all groups (updatePaymentHandles without groupId).
+	PaymentHandlesSourceDefault PaymentHandlesSource = "DEFAULT"
+	// Neither: the member shows no handle (but maybe a TON wallet).
+	PaymentHandlesSourceNone PaymentHandlesSource = "NONE"
+)
+
+var AllPaymentHandlesSource = []PaymentHandlesSource{
+	PaymentHandlesSourceGroup,
+	PaymentHandlesSourceDefault,
+	PaymentHandlesSourceNone,
+}
+
+func (e PaymentHandlesSource) IsValid() bool {
+	switch e {
+	case PaymentHandlesSourceGroup, PaymentHandlesSourceDefault, PaymentHandlesSourceNone:
+		return true
+	}
+	return false
+}
+
+func (e PaymentHandlesSource) String() string {
+	return string(e)
+}
+
+func (e *PaymentHandlesSource) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PaymentHandlesSource(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PaymentHandlesSource", str)
+	}
+	return nil
+}
+
+func (e PaymentHandlesSource) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PaymentHandlesSource) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PaymentHandlesSource) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A way to pay a settlement.
+type PaymentKind string
+
+const (
+	// A SEPA credit transfer by EPC QR code (EUR only).
+	PaymentKindSepa PaymentKind = "SEPA"
+	// A UPI payment link (INR only).
+	PaymentKindUpi PaymentKind = "UPI"
+	// A Pix payment by BR Code (BRL only).
+	PaymentKindPix PaymentKind = "PIX"
+	// A revolut.me link, in a currency Revolut holds.
+	PaymentKindRevolut PaymentKind = "REVOLUT"
+	// A PayPal.me link, in a currency PayPal takes.
+	PaymentKindPaypal PaymentKind = "PAYPAL"
+	// A ton://transfer link (TON only; see Settlement.paymentLink).
+	PaymentKindTon PaymentKind = "TON"
+	// The recipient's own words on how to pay them (text).
+	PaymentKindOther PaymentKind = "OTHER"
+)
+
+var AllPaymentKind = []PaymentKind{
+	PaymentKindSepa,
+	PaymentKindUpi,
+	PaymentKindPix,
+	PaymentKindRevolut,
+	PaymentKindPaypal,
+	PaymentKindTon,
+	PaymentKindOther,
+}
+
+func (e PaymentKind) IsValid() bool {
+	switch e {
+	case PaymentKindSepa, PaymentKindUpi, PaymentKindPix, PaymentKindRevolut, PaymentKindPaypal, PaymentKindTon, PaymentKindOther:
+		return true
+	}
+	return false
+}
+
+func (e PaymentKind) String() string {
+	return string(e)
+}
+
+func (e *PaymentKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PaymentKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PaymentKind", str)
+	}
+	return nil
+}
+
+func (e PaymentKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PaymentKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PaymentKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The kinds of Pix keys.
+type PixKeyType string
+
+const (
+	// A person's CPF: 11 digits, with valid check digits.
+	PixKeyTypeCpf PixKeyType = "CPF"
+	// A company's CNPJ: 14 characters (the first 12 may be letters since July 2026), with valid check digits.
+	PixKeyTypeCnpj PixKeyType = "CNPJ"
+	// An e-mail address.
+	PixKeyTypeEmail PixKeyType = "EMAIL"
+	// A Brazilian phone number, +55 in E.164.
+	PixKeyTypePhone PixKeyType = "PHONE"
+	// A random key (EVP): a UUID.
+	PixKeyTypeRandom PixKeyType = "RANDOM"
+)
+
+var AllPixKeyType = []PixKeyType{
+	PixKeyTypeCpf,
+	PixKeyTypeCnpj,
+	PixKeyTypeEmail,
+	PixKeyTypePhone,
+	PixKeyTypeRandom,
+}
+
+func (e PixKeyType) IsValid() bool {
+	switch e {
+	case PixKeyTypeCpf, PixKeyTypeCnpj, PixKeyTypeEmail, PixKeyTypePhone, PixKeyTypeRandom:
+		return true
+	}
+	return false
+}
+
+func (e PixKeyType) String() string {
+	return string(e)
+}
+
+func (e *PixKeyType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PixKeyType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PixKeyType", str)
+	}
+	return nil
+}
+
+func (e PixKeyType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PixKeyType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PixKeyType) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
