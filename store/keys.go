@@ -41,6 +41,7 @@ import (
 //	occurrence (expense) the expense's keys, and                              SERIES#<seriesId> / OCCURS#<spentAt>#<expenseId>
 //	notification marker  GROUP#<groupId>     NOTIFY#<seq>#<destination>       (expires: ttl)
 //	notification stamp   GROUP#<groupId>     STAMP#<kind>#<period>            (expires: ttl)
+//	batch window         GROUP#<groupId>     WINDOW#<destination>             (expires: ttl)
 //	digest stamp         USER#<userId>       STAMP#<kind>#<period>            (expires: ttl)
 //	digest line          DIGEST#<kind>       <userId>#<groupId>#<seq>         (expires: ttl)
 //	dead letter          NOTIFY#DEAD         <at>#<id>
@@ -449,6 +450,7 @@ func spendRange(from, to string) (string, string) { return prefixSpend + from, p
 const (
 	prefixNotify   = "NOTIFY#"
 	prefixStamp    = "STAMP#"
+	prefixWindow   = "WINDOW#"
 	prefixDigest   = "DIGEST#"
 	prefixChatRate = "CHATRATE#"
 	prefixMinute   = "MINUTE#"
@@ -461,6 +463,13 @@ const (
 func notifySK(seq int64, destination string) string {
 	return prefixNotify + fmt.Sprintf("%012d", seq) + "#" + destination
 }
+
+// windowSK is the group's batch window for destination ("chat"): one item
+// per group and destination, claimed by one notifier instance at a time on
+// a condition (open, closed, or its owner's lease over), so that a window's
+// events go out in one message however many instances read them
+// (notify_window.go).
+func windowSK(destination string) string { return prefixWindow + destination }
 
 // stampSK is the stamp of one kind of timed message for one period.
 func stampSK(kind, period string) string { return prefixStamp + kind + "#" + period }
