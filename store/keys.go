@@ -45,6 +45,7 @@ import (
 //	digest stamp         USER#<userId>       STAMP#<kind>#<period>            (expires: ttl)
 //	digest line          DIGEST#<kind>       <userId>#<groupId>#<seq>         (expires: ttl)
 //	dead letter          NOTIFY#DEAD         <at>#<id>
+//	queued letter        NOTIFY#OUTBOX       <at>#<id>
 //	chat send counter    CHATRATE#<chatId>   MINUTE#<minute>                  (expires: ttl)
 //	weekly reminder list NOTIFY#WEEKLY       <groupId>
 //	connected chat       CHAT#<chatId>       CHAT
@@ -455,6 +456,7 @@ const (
 	prefixChatRate = "CHATRATE#"
 	prefixMinute   = "MINUTE#"
 	pkDeadLetters  = "NOTIFY#DEAD"
+	pkOutbox       = "NOTIFY#OUTBOX"
 	pkWeeklyList   = "NOTIFY#WEEKLY"
 )
 
@@ -492,7 +494,8 @@ func parseDigestSK(sk string) (userID, groupID string, seq int64, ok bool) {
 	return parts[0], parts[1], seq, err == nil
 }
 
-// deadLetterSK orders dead letters by when they died.
+// deadLetterSK orders dead letters by when they died, and queued letters
+// by when they were queued.
 func deadLetterSK(at, id string) string { return at + "#" + id }
 
 // chatRateKey is the counter of messages sent to one chat in one minute.
