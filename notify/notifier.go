@@ -30,6 +30,8 @@ const (
 	DefaultBaseBackoff = time.Second
 	DefaultMaxBackoff  = time.Minute
 	DefaultClaimGrace  = 10 * time.Second
+	// DefaultRemindTimeout bounds remindDebtors' wait for Telegram.
+	DefaultRemindTimeout = 5 * time.Second
 )
 
 // Options configure a Notifier.
@@ -60,6 +62,9 @@ type Options struct {
 	// BaseBackoff and MaxBackoff bound the wait of one without retry_after.
 	Retries                 int
 	BaseBackoff, MaxBackoff time.Duration
+	// RemindTimeout is how long RemindDebtors waits for Telegram in all
+	// (NOTIFY_REMIND_TIMEOUT); what is not sent by then stays queued.
+	RemindTimeout time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Log receives what went wrong (nil: slog.Default()).
@@ -111,6 +116,9 @@ func New(opts Options) *Notifier {
 	}
 	if opts.Limiter == nil {
 		opts.Limiter = telegram.NewLimiter(nil)
+	}
+	if opts.RemindTimeout <= 0 {
+		opts.RemindTimeout = DefaultRemindTimeout
 	}
 	if opts.ClaimGrace <= 0 {
 		opts.ClaimGrace = DefaultClaimGrace

@@ -82,7 +82,7 @@ func (n *Notifier) fly(ctx context.Context, groupID string, f *flight) {
 					return // not joined: the stream is read again from before them
 				}
 				n.log().Error("notifier: a group's events could not join its batch window", "group", groupID, "err", err)
-				n.requeue(f, seqs, since)
+				n.putBack(f, seqs, since)
 				if sleep(ctx, windowRetry) != nil {
 					return
 				}
@@ -111,8 +111,8 @@ func (n *Notifier) fly(ctx context.Context, groupID string, f *flight) {
 	}
 }
 
-// requeue puts seqs back at the head of the flight's pending events.
-func (n *Notifier) requeue(f *flight, seqs []int64, since time.Time) {
+// putBack puts seqs back at the head of the flight's pending events.
+func (n *Notifier) putBack(f *flight, seqs []int64, since time.Time) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	f.pending = append(seqs, f.pending...)

@@ -27,10 +27,9 @@ type Letter struct {
 	// ButtonText and ButtonURL are its inline button ("" for none).
 	ButtonText, ButtonURL string
 	Reason                string // the last error
-	// FallbackChatID and FallbackText are what is sent instead when ChatID
-	// refuses the bot for good (a debtor's reminder: a mention in the
-	// group's chat); "" for nothing.
-	FallbackChatID, FallbackText string
+	// FallbackText is said in the group's chat instead when ChatID refuses
+	// the bot for good (a debtor's reminder: a mention); "" for nothing.
+	FallbackText string
 	// Attempts counts the sends tried and failed (queued letters).
 	Attempts int
 }
@@ -41,17 +40,16 @@ type Letter struct {
 // failed, and the outbox holds messages only until they are sent.
 type letterRecord struct {
 	itemKey
-	ID             string `dynamodbav:"id"`
-	At             string `dynamodbav:"at"`
-	GroupID        string `dynamodbav:"groupId"`
-	ChatID         string `dynamodbav:"chatId"`
-	Text           string `dynamodbav:"text"`
-	ButtonText     string `dynamodbav:"buttonText,omitempty"`
-	ButtonURL      string `dynamodbav:"buttonUrl,omitempty"`
-	Reason         string `dynamodbav:"reason"`
-	FallbackChatID string `dynamodbav:"fallbackChatId,omitempty"`
-	FallbackText   string `dynamodbav:"fallbackText,omitempty"`
-	Attempts       int    `dynamodbav:"attempts,omitempty"`
+	ID           string `dynamodbav:"id"`
+	At           string `dynamodbav:"at"`
+	GroupID      string `dynamodbav:"groupId"`
+	ChatID       string `dynamodbav:"chatId"`
+	Text         string `dynamodbav:"text"`
+	ButtonText   string `dynamodbav:"buttonText,omitempty"`
+	ButtonURL    string `dynamodbav:"buttonUrl,omitempty"`
+	Reason       string `dynamodbav:"reason"`
+	FallbackText string `dynamodbav:"fallbackText,omitempty"`
+	Attempts     int    `dynamodbav:"attempts,omitempty"`
 }
 
 func (s *Store) letterRecord(pk string, d *Letter) letterRecord {
@@ -60,7 +58,7 @@ func (s *Store) letterRecord(pk string, d *Letter) letterRecord {
 		itemKey: itemKey{PK: pk, SK: deadLetterSK(formatTime(d.At), d.ID)},
 		ID:      d.ID, At: formatTime(d.At), GroupID: d.GroupID, ChatID: d.ChatID, Text: d.Text,
 		ButtonText: d.ButtonText, ButtonURL: d.ButtonURL, Reason: d.Reason,
-		FallbackChatID: d.FallbackChatID, FallbackText: d.FallbackText, Attempts: d.Attempts,
+		FallbackText: d.FallbackText, Attempts: d.Attempts,
 	}
 }
 
@@ -121,7 +119,7 @@ func (s *Store) listLetters(ctx context.Context, pk string) ([]Letter, error) {
 		}
 		out = append(out, Letter{ID: r.ID, At: at, GroupID: r.GroupID, ChatID: r.ChatID, Text: r.Text,
 			ButtonText: r.ButtonText, ButtonURL: r.ButtonURL, Reason: r.Reason,
-			FallbackChatID: r.FallbackChatID, FallbackText: r.FallbackText, Attempts: r.Attempts})
+			FallbackText: r.FallbackText, Attempts: r.Attempts})
 		return nil
 	})
 	return out, err

@@ -33,7 +33,7 @@ func TestOutbox(t *testing.T) {
 	f := newFixture(t)
 	queued, err := f.QueueLetters(ctx, []store.Letter{
 		{GroupID: "g1", ChatID: "5000000002", Text: "you owe", ButtonText: "Open", ButtonURL: "https://t.me/b/a?startapp=g1",
-			FallbackChatID: "-1001234567890", FallbackText: "a reminder for Boris"},
+			FallbackText: "a reminder for Boris"},
 		{GroupID: "g1", ChatID: "-1001234567890", Text: "a reminder for Carla", Attempts: 1, Reason: "timeout"},
 	})
 	require.NoError(t, err)
