@@ -22,8 +22,14 @@ func Notifier(c config.Notify, tg config.Telegram, s *store.Store, bot *telegram
 	if bot == nil {
 		return nil
 	}
+	// Named as the stream's leases name the process: the owner of a batch
+	// window is found by its host and pid.
+	instance, err := leaseOwner()
+	if err != nil {
+		log.Warn("the notifier gets a random name", "err", err)
+	}
 	return notify.New(notify.Options{
-		Store: s, Bot: bot, Log: log, Window: c.Window, MaxAge: c.MaxAge, RemindTimeout: c.RemindTimeout,
+		Store: s, Bot: bot, Log: log, Window: c.Window, MaxAge: c.MaxAge, RemindTimeout: c.RemindTimeout, Instance: instance,
 		Links: notify.Links{BotUsername: tg.BotUsername, AppName: tg.AppName},
 	})
 }
