@@ -73,7 +73,8 @@ func (n *Notifier) requeue(ctx context.Context, l store.Letter, cause error) {
 // SendQueued sends what waits in the outbox, oldest first, each with the
 // notifier's retries: a message whose chat refuses the bot for good has its
 // fallback said in its group's chat instead (a debtor's mention); one that
-// still fails goes back to the outbox (a dead letter after outboxAttempts).
+// still fails goes back to the outbox (a dead letter after outboxAttempts),
+// and ends the run: the rest wait for the next.
 // It returns how many messages it sent. Every instance with a bot runs it
 // (wiring), and each message is taken off the outbox by one.
 func (n *Notifier) SendQueued(ctx context.Context) (int, error) {
@@ -100,10 +101,13 @@ func (n *Notifier) SendQueued(ctx context.Context) (int, error) {
 			sent++
 		case errors.Is(err, errGone):
 		default:
+			// Telegram still fails after the retries: the rest wait for
+			// the next run rather than each spending the retries again.
 			n.requeue(ctx, l, err)
 			if ctx.Err() != nil {
 				return sent, ctx.Err()
 			}
+			return sent, err
 		}
 	}
 	return sent, nil

@@ -83,10 +83,11 @@ const remindTimeout = time.Second
 // that never answers: until the deadline), remindDebtors answers within
 // its one deadline, not per debtor: run under a context whose deadline is
 // the bound and a margin, it does not reach it, Telegram is asked once, and
-// the report says that both debtors' reminders are queued. Once the Bot
-// API answers again, the outbox's sender delivers them, once: Boris's
-// direct message, and Carla (who never started the bot) mentioned in the
-// chat instead.
+// the report says that both debtors' reminders are queued. While Telegram
+// still refuses, the outbox's sender leaves them queued; once the Bot API
+// answers again it delivers them, once: Boris's direct message (or, when he
+// has blocked the bot meanwhile, a mention of him in the chat), and Carla
+// (whom Telegram refused before) mentioned in the chat.
 func TestRemindDebtorsWithTelegramUnreachable(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
@@ -107,7 +108,9 @@ func TestRemindDebtorsWithTelegramUnreachable(t *testing.T) {
 			g := e.group()
 			e.bot.NeverStarted(userChat(carla))
 			e.expense(e.stores[0], g, ann, "30.00", "rent", ann, boris, carla)
-			e.eventually(func() bool { return strings.Contains(strings.Join(e.to(chat), ""), "rent") }, "the expense told")
+			e.eventually(func() bool {
+				return strings.Contains(strings.Join(e.to(chat), ""), "rent") && len(e.to(userChat(boris))) == 1 && len(e.refusedNow()) == 1
+			}, "the expense told, and Boris's share (Carla refused)")
 			before := len(e.to(chat))
 			unreachable := notify.New(notify.Options{Store: e.stores[0], Bot: telegram.New(down.url, "123:token", nil),
 				RemindTimeout: remindTimeout, Retries: 5, BaseBackoff: time.Second})
@@ -126,17 +129,43 @@ func TestRemindDebtorsWithTelegramUnreachable(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, queued, 2)
 
-			// Telegram answers again: the outbox is sent once, however many
-			// instances send it.
+			// Telegram limits the bot still: the outbox's sender spends its
+			// retries on the first and leaves it, and the rest, queued.
+			e.bot.RateLimitNext(4, 0)
 			sent, err := e.nots[0].SendQueued(ctx)
+			require.Error(t, err)
+			require.Zero(t, sent)
+			queued, err = e.stores[0].ListQueued(ctx)
+			require.NoError(t, err)
+			require.Len(t, queued, 2)
+			attempts := 0
+			for _, l := range queued {
+				attempts += l.Attempts
+			}
+			require.Equal(t, 2, attempts, "the request's try (one), and the sender's (the other), counted")
+
+			// Telegram answers again: the outbox is sent once, however many
+			// instances send it. In the second case Boris has blocked the
+			// bot meanwhile: his reminder becomes a mention in the chat.
+			blocked := down.name == "hanging"
+			if blocked {
+				e.bot.NeverStarted(userChat(boris))
+			}
+			sent, err = e.nots[0].SendQueued(ctx)
 			require.NoError(t, err)
 			require.Equal(t, 2, sent, "Boris's message, and Carla's mention")
 			again, err := e.nots[0].SendQueued(ctx)
 			require.NoError(t, err)
 			require.Zero(t, again)
-			require.Equal(t, []string{"<b>Flat &lt;5&gt;</b>: напоминаем, что вы должны\n• 10.00 EUR — Ann"}, e.to(userChat(boris))[1:])
-			chatTexts := e.to(chat)
-			require.Equal(t, []string{`🔔 A reminder for <a href="tg://user?id=5000000003">Carla</a>: you owe money in this group.`}, chatTexts[before:])
+			carlaMentioned := `🔔 A reminder for <a href="tg://user?id=5000000003">Carla</a>: you owe money in this group.`
+			if blocked {
+				require.Empty(t, e.to(userChat(boris))[1:])
+				require.ElementsMatch(t, []string{carlaMentioned,
+					`🔔 A reminder for <a href="tg://user?id=5000000002">Boris</a>: you owe money in this group.`}, e.to(chat)[before:])
+			} else {
+				require.Equal(t, []string{"<b>Flat &lt;5&gt;</b>: напоминаем, что вы должны\n• 10.00 EUR — Ann"}, e.to(userChat(boris))[1:])
+				require.Equal(t, []string{carlaMentioned}, e.to(chat)[before:])
+			}
 			left, err := e.stores[0].ListQueued(ctx)
 			require.NoError(t, err)
 			require.Empty(t, left)
