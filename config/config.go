@@ -170,6 +170,8 @@ type Notify struct {
 	Window      time.Duration // NOTIFY_BATCH_WINDOW: a group's changes within it become one message
 	MaxAge      time.Duration // NOTIFY_MAX_AGE: older events are not sent (after a restart)
 	JobInterval time.Duration // NOTIFY_JOB_INTERVAL: how often digests and weekly reminders are looked for
+	// NOTIFY_REMIND_TIMEOUT: remindDebtors' whole wait for Telegram.
+	RemindTimeout time.Duration
 }
 
 // Recurring is how the scheduler creates recurring expenses' occurrences.

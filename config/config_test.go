@@ -183,21 +183,22 @@ func TestConfigMetrics(t *testing.T) {
 }
 
 // TestConfigNotify: the notifier is off by default, with a 20 s batch
-// window, a 1 h bound on an event's age and jobs every 5 minutes; each may
-// be set, and bad values stop the server.
+// window, a 1 h bound on an event's age, jobs every 5 minutes and 5 s for
+// remindDebtors' wait; each may be set, and bad values stop the server.
 func TestConfigNotify(t *testing.T) {
-	for _, name := range []string{"NOTIFY", "NOTIFY_BATCH_WINDOW", "NOTIFY_MAX_AGE", "NOTIFY_JOB_INTERVAL"} {
+	for _, name := range []string{"NOTIFY", "NOTIFY_BATCH_WINDOW", "NOTIFY_MAX_AGE", "NOTIFY_JOB_INTERVAL", "NOTIFY_REMIND_TIMEOUT"} {
 		t.Setenv(name, "")
 	}
-	require.Equal(t, Notify{On: false, Window: 20 * time.Second, MaxAge: time.Hour, JobInterval: 5 * time.Minute}, load(t).Notify)
+	require.Equal(t, Notify{On: false, Window: 20 * time.Second, MaxAge: time.Hour, JobInterval: 5 * time.Minute, RemindTimeout: 5 * time.Second}, load(t).Notify)
 
 	t.Setenv("NOTIFY", "true")
 	t.Setenv("NOTIFY_BATCH_WINDOW", "5s")
 	t.Setenv("NOTIFY_MAX_AGE", "30m")
 	t.Setenv("NOTIFY_JOB_INTERVAL", "1m")
-	require.Equal(t, Notify{On: true, Window: 5 * time.Second, MaxAge: 30 * time.Minute, JobInterval: time.Minute}, load(t).Notify)
+	t.Setenv("NOTIFY_REMIND_TIMEOUT", "2s")
+	require.Equal(t, Notify{On: true, Window: 5 * time.Second, MaxAge: 30 * time.Minute, JobInterval: time.Minute, RemindTimeout: 2 * time.Second}, load(t).Notify)
 
-	for name, bad := range map[string]string{"NOTIFY": "yes please", "NOTIFY_BATCH_WINDOW": "soon", "NOTIFY_MAX_AGE": "-1h", "NOTIFY_JOB_INTERVAL": "0s"} {
+	for name, bad := range map[string]string{"NOTIFY": "yes please", "NOTIFY_BATCH_WINDOW": "soon", "NOTIFY_MAX_AGE": "-1h", "NOTIFY_JOB_INTERVAL": "0s", "NOTIFY_REMIND_TIMEOUT": "never"} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, bad)
 			_, err := FromEnvironment()

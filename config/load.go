@@ -150,6 +150,7 @@ func Load(getenv func(string) string) (Config, error) {
 	c.Notify = Notify{
 		On: r.boolean(notifyOn), Window: r.duration(notifyBatchWindow),
 		MaxAge: r.duration(notifyMaxAge), JobInterval: r.duration(notifyJobInterval),
+		RemindTimeout: r.duration(notifyRemindWait),
 	}
 	c.Recurring = Recurring{Interval: r.duration(recurringInterval), CatchUp: r.positive(recurringCatchUp)}
 	c.Purge = Purge{Interval: r.duration(purgeInterval)}

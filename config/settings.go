@@ -149,9 +149,10 @@ var notifySection = section("The notifier", "Messages to Telegram chats and peop
 
 var (
 	notifyOn          = notifySection.declare(Setting{Name: "NOTIFY", Default: "false", Meaning: "`true`: this `serve` instance also runs the Telegram notifier (tails the table's stream, sends group messages, direct messages, digests and weekly reminders; needs `TELEGRAM_BOT_TOKEN`). `go run . notify` runs it alone ([The notifier](telegram.md#the-notifier))"})
-	notifyBatchWindow = notifySection.declare(Setting{Name: "NOTIFY_BATCH_WINDOW", Default: durationText(notify.DefaultWindow), Meaning: "a group's changes within this window after the first become one chat message"})
+	notifyBatchWindow = notifySection.declare(Setting{Name: "NOTIFY_BATCH_WINDOW", Default: durationText(notify.DefaultWindow), Meaning: "a group's changes within this window after the first become one chat message, however many instances read them"})
 	notifyMaxAge      = notifySection.declare(Setting{Name: "NOTIFY_MAX_AGE", Default: durationText(notify.DefaultMaxAge), Meaning: "events older than this when read (after a restart, the stream is read from its start) are not sent"})
 	notifyJobInterval = notifySection.declare(Setting{Name: "NOTIFY_JOB_INTERVAL", Default: "5m", Meaning: "how often each notifier instance looks for digests and weekly reminders that are due (each is sent once per period by whichever instance comes first)"})
+	notifyRemindWait  = notifySection.declare(Setting{Name: "NOTIFY_REMIND_TIMEOUT", Default: durationText(notify.DefaultRemindTimeout), Meaning: "the longest `remindDebtors` waits for Telegram in all (not per debtor): the reminders not sent by then stay queued and go out within a minute of Telegram answering again; the answer counts them as `queued` ([Reminders and digests](telegram.md#reminders-and-digests))"})
 )
 
 var recurringSection = section("Recurring expenses", "The scheduler that creates recurring expenses' occurrences ([Recurring expenses](recurring.md)).")

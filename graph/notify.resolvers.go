@@ -35,5 +35,5 @@ func (r *mutationResolver) RemindDebtors(ctx context.Context, groupID string) (*
 	if err != nil {
 		return nil, err
 	}
-	return &model.ReminderReport{DirectMessages: report.DirectMessages, MentionedInChat: report.MentionedInChat}, nil
+	return &model.ReminderReport{DirectMessages: report.DirectMessages, MentionedInChat: report.MentionedInChat, Queued: report.Queued}, nil
 }

@@ -1,6 +1,8 @@
 package graph_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -9,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const remindDebtors = `mutation($g: ID!) { remindDebtors(groupId: $g) { directMessages mentionedInChat } }`
+const remindDebtors = `mutation($g: ID!) { remindDebtors(groupId: $g) { directMessages mentionedInChat queued } }`
 
 // Bob owes Alice: he hears of it by a direct message; the group's second
 // reminder that day is RATE_LIMITED with retryAfter.
@@ -22,10 +24,11 @@ func TestRemindDebtorsOnceADay(t *testing.T) {
 	alice.Expense(group, "10.00", "111", "222")
 
 	var out struct {
-		RemindDebtors struct{ DirectMessages, MentionedInChat int }
+		RemindDebtors struct{ DirectMessages, MentionedInChat, Queued int }
 	}
 	alice.Must(&out, remindDebtors, "g", group)
 	require.Equal(t, 1, out.RemindDebtors.DirectMessages)
+	require.Zero(t, out.RemindDebtors.Queued)
 	require.Zero(t, out.RemindDebtors.MentionedInChat, "no chat connected")
 	sent := bot.Sent()
 	require.Len(t, sent, 1)
@@ -45,4 +48,23 @@ func TestRemindDebtorsWithoutABot(t *testing.T) {
 	alice := api.User("111", "Alice")
 	group := alice.CreateGroup("Trip")
 	require.Equal(t, "UNAVAILABLE", alice.Do(remindDebtors, "g", group).Code())
+}
+
+// With the Bot API unreachable the mutation answers at once: Bob's reminder
+// is queued, and the answer says so.
+func TestRemindDebtorsQueuesWhenTelegramIsUnreachable(t *testing.T) {
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close() // a closed port: every connection refused
+	api := apitest.New(t, apitest.Reminders(down.URL))
+	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
+	group := alice.CreateGroup("Trip")
+	bob.Join(group)
+	alice.Expense(group, "10.00", "111", "222")
+
+	var out struct {
+		RemindDebtors struct{ DirectMessages, MentionedInChat, Queued int }
+	}
+	alice.Must(&out, remindDebtors, "g", group)
+	require.Equal(t, struct{ DirectMessages, MentionedInChat, Queued int }{Queued: 1}, out.RemindDebtors)
+	require.Equal(t, "RATE_LIMITED", bob.Do(remindDebtors, "g", group).Code(), "the queued reminder is the day's")
 }

@@ -22,24 +22,6 @@ type subjects struct {
 	members     members
 }
 
-// sendBatch sends a group's events: one chat message (or a few, if long)
-// to its connected chat, and the direct messages of new expenses.
-func (n *Notifier) sendBatch(ctx context.Context, groupID string, events []store.Event) error {
-	groups, err := n.opts.Store.GetGroups(ctx, []string{groupID})
-	if err != nil {
-		return err
-	}
-	if len(groups) == 0 || groups[0] == nil {
-		return nil // the group is gone
-	}
-	g := groups[0]
-	subj, err := n.readSubjects(ctx, groupID, events)
-	if err != nil {
-		return err
-	}
-	return errors.Join(n.sendToChat(ctx, g, events, subj), n.sendDirect(ctx, g, events, subj))
-}
-
 // readSubjects reads the expenses, settlements and members the events name.
 func (n *Notifier) readSubjects(ctx context.Context, groupID string, events []store.Event) (subjects, error) {
 	var (
@@ -159,29 +141,17 @@ func (s subjects) line(lang string, ev *store.Event) string {
 	return ""
 }
 
-// sendToChat claims the events for the group's chat and sends their lines.
-func (n *Notifier) sendToChat(ctx context.Context, g *store.Group, events []store.Event, subj subjects) error {
-	if g.ChatID == "" {
+// sendToChat sends the lines of the events claimed for the group's chat
+// (lines by seq), in order, as one message (or a few, if long).
+func (n *Notifier) sendToChat(ctx context.Context, g *store.Group, lines map[int64]string, claimed []int64) error {
+	if g == nil || g.ChatID == "" || len(claimed) == 0 {
 		return nil
 	}
 	chatID, err := strconv.ParseInt(g.ChatID, 10, 64)
 	if err != nil {
 		return err
 	}
-	lines := map[int64]string{}
-	var seqs []int64
-	for i := range events {
-		if l := subj.line(g.ChatLanguage, &events[i]); l != "" {
-			lines[events[i].Seq] = l
-			seqs = append(seqs, events[i].Seq)
-		}
-	}
-	// The group's chat is one destination whatever its id: a chat that
-	// became a supergroup keeps the markers of what it was already told.
-	claimed, err := n.opts.Store.ClaimNotifications(ctx, g.ID, seqs, destGroupChat)
-	if err != nil || len(claimed) == 0 {
-		return err
-	}
+	slices.Sort(claimed)
 	texts := make([]string, len(claimed))
 	for i, seq := range claimed {
 		texts[i] = lines[seq]
@@ -273,7 +243,10 @@ func (n *Notifier) sendDirect(ctx context.Context, g *store.Group, events []stor
 	return errors.Join(errs...)
 }
 
-// destGroupChat is the marker destination of a group's chat messages.
+// destGroupChat is the marker destination of a group's chat messages, and
+// of its batch window: the group's chat is one destination whatever its
+// id, so a chat that became a supergroup keeps the markers of what it was
+// already told.
 const destGroupChat = "chat"
 
 // direct sends one member's line of event seq, or queues it for their

@@ -1,7 +1,9 @@
 // Package notify tells people in Telegram what changed in their groups: it
 // consumes the activity events from the table's DynamoDB Stream (live's
 // tailer, read from the stream's trim horizon), batches each group's
-// changes into one chat message per window, sends direct messages to the
+// changes into one chat message per window (a window item in the table that
+// one instance owns at a time, so that one window is one message however
+// many instances read the events), sends direct messages to the
 // members an expense names, queues digest members' lines, and sends
 // reminders and digests on schedule. Every send is claimed first by a
 // conditional marker item, so an event reaches a destination once however
@@ -10,8 +12,8 @@ package notify
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +29,9 @@ const (
 	DefaultRetries     = 5
 	DefaultBaseBackoff = time.Second
 	DefaultMaxBackoff  = time.Minute
+	DefaultClaimGrace  = 10 * time.Second
+	// DefaultRemindTimeout bounds remindDebtors' wait for Telegram.
+	DefaultRemindTimeout = 5 * time.Second
 )
 
 // Options configure a Notifier.
@@ -39,6 +44,14 @@ type Options struct {
 	// Window is how long a group's changes gather into one chat message
 	// (NOTIFY_BATCH_WINDOW).
 	Window time.Duration
+	// ClaimGrace is how long past its window's end an instance's claim of a
+	// group's window lasts: an owner that has not closed it by then (it
+	// died, or stalled) is taken over by another instance that read one of
+	// its events.
+	ClaimGrace time.Duration
+	// Instance names this notifier as the owner of the windows it claims
+	// ("": a random name; two notifiers never share one).
+	Instance string
 	// MaxAge skips events older than this when they are read: after a
 	// restart the stream is read from its start (up to 24 hours back), and
 	// news older than this is no longer worth a message (NOTIFY_MAX_AGE).
@@ -49,6 +62,9 @@ type Options struct {
 	// BaseBackoff and MaxBackoff bound the wait of one without retry_after.
 	Retries                 int
 	BaseBackoff, MaxBackoff time.Duration
+	// RemindTimeout is how long RemindDebtors waits for Telegram in all
+	// (NOTIFY_REMIND_TIMEOUT); what is not sent by then stays queued.
+	RemindTimeout time.Duration
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Log receives what went wrong (nil: slog.Default()).
@@ -74,12 +90,8 @@ type Notifier struct {
 	opts Options
 
 	mu      sync.Mutex
-	pending map[string][]store.Event // group → events waiting for its window
+	groups  map[string]*flight // a group's events this instance has taken and not yet seen sent
 	flights sync.WaitGroup
-	// taken is when each batch in flight (waiting or being sent) was
-	// taken, on the wall clock: Unfinished's low-water mark.
-	taken      map[uint64]time.Time
-	nextFlight uint64
 }
 
 // New makes a Notifier; zero options take their defaults.
@@ -105,7 +117,16 @@ func New(opts Options) *Notifier {
 	if opts.Limiter == nil {
 		opts.Limiter = telegram.NewLimiter(nil)
 	}
-	return &Notifier{opts: opts, pending: map[string][]store.Event{}, taken: map[uint64]time.Time{}}
+	if opts.RemindTimeout <= 0 {
+		opts.RemindTimeout = DefaultRemindTimeout
+	}
+	if opts.ClaimGrace <= 0 {
+		opts.ClaimGrace = DefaultClaimGrace
+	}
+	if opts.Instance == "" {
+		opts.Instance = rand.Text()
+	}
+	return &Notifier{opts: opts, groups: map[string]*flight{}}
 }
 
 func (n *Notifier) now() time.Time { return n.opts.Now() }
@@ -133,8 +154,7 @@ var notable = map[store.EventType]bool{
 }
 
 // HandleRecords takes a shard's records from the tailer: each notable
-// activity event joins its group's batch, which is sent Window after its
-// first event arrived.
+// activity event joins its group's batch window (see fly).
 func (n *Notifier) HandleRecords(ctx context.Context, records []live.Record) {
 	for _, r := range records {
 		ev, ok, err := store.EventFromImage(r.NewImage, r.OldImage)
@@ -145,41 +165,45 @@ func (n *Notifier) HandleRecords(ctx context.Context, records []live.Record) {
 		if !ok || !notable[ev.Type] || n.now().Sub(ev.At) > n.opts.MaxAge {
 			continue
 		}
-		n.mu.Lock()
-		first := len(n.pending[ev.GroupID]) == 0
-		n.pending[ev.GroupID] = append(n.pending[ev.GroupID], ev)
-		if first {
-			n.flights.Add(1)
-			groupID, id := ev.GroupID, n.nextFlight
-			n.nextFlight++
-			n.taken[id] = time.Now()
-			time.AfterFunc(n.opts.Window, func() {
-				defer n.flights.Done()
-				defer n.landed(id)
-				n.flush(ctx, groupID)
-			})
-		}
-		n.mu.Unlock()
+		n.take(ctx, ev.GroupID, ev.Seq)
 	}
 }
 
-// landed forgets a batch's flight: it was sent, dead-lettered or dropped.
-func (n *Notifier) landed(id uint64) {
+// take hands event seq of the group to the group's flight, started if none
+// runs.
+func (n *Notifier) take(ctx context.Context, groupID string, seq int64) {
 	n.mu.Lock()
-	delete(n.taken, id)
-	n.mu.Unlock()
+	defer n.mu.Unlock()
+	f := n.groups[groupID]
+	if f == nil {
+		f = &flight{wake: make(chan struct{}, 1)}
+		n.groups[groupID] = f
+		n.flights.Add(1)
+		go n.fly(ctx, groupID, f)
+	}
+	if len(f.pending) == 0 {
+		f.pendingSince = time.Now()
+	}
+	f.pending = append(f.pending, seq)
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Unfinished is the notifier's low-water mark for the stream's
-// checkpoints (live.LeasedTailer's Unfinished): when the oldest batch not
-// yet sent (waiting for its window, or being sent and retried) was taken,
-// on the wall clock; ok is false when none is.
+// checkpoints (live.LeasedTailer's Unfinished): when the oldest event not
+// yet seen sent was taken, on the wall clock (waiting to join its group's
+// window, or in a window not yet closed, whoever owns it); ok is false
+// when none is.
 func (n *Notifier) Unfinished() (since time.Time, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, at := range n.taken {
-		if !ok || at.Before(since) {
-			since, ok = at, true
+	for _, f := range n.groups {
+		for _, at := range []time.Time{f.pendingSince, f.windowSince} {
+			if !at.IsZero() && (!ok || at.Before(since)) {
+				since, ok = at, true
+			}
 		}
 	}
 	return since, ok
@@ -188,19 +212,3 @@ func (n *Notifier) Unfinished() (since time.Time, ok bool) {
 // Wait returns once every batch taken so far has been sent (tests, and a
 // `notify` process that is stopping).
 func (n *Notifier) Wait() { n.flights.Wait() }
-
-// flush sends a group's batch.
-func (n *Notifier) flush(ctx context.Context, groupID string) {
-	n.mu.Lock()
-	events := n.pending[groupID]
-	delete(n.pending, groupID)
-	n.mu.Unlock()
-	if ctx.Err() != nil {
-		return // not claimed: read again from the stream after a restart
-	}
-	slices.SortFunc(events, func(a, b store.Event) int { return int(a.Seq - b.Seq) })
-	events = slices.CompactFunc(events, func(a, b store.Event) bool { return a.Seq == b.Seq })
-	if err := n.sendBatch(ctx, groupID, events); err != nil && ctx.Err() == nil {
-		n.log().Error("notifier: a group's changes were not all sent", "group", groupID, "err", err)
-	}
-}

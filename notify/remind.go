@@ -14,10 +14,14 @@ import (
 	"github.com/fracti/api/telegram"
 )
 
-// ReminderReport is what remindDebtors did.
+// ReminderReport is what remindDebtors did within its deadline.
 type ReminderReport struct {
 	DirectMessages  int // debtors who got a direct message
 	MentionedInChat int // debtors mentioned in the group chat instead
+	// Queued counts the debtors whose reminder (a direct message or a
+	// mention) Telegram did not take within the deadline: it waits in the
+	// outbox, which the notifier sends (SendQueued).
+	Queued int
 }
 
 // RateLimitedError refuses a second reminder of the same group on one day.
@@ -75,6 +79,11 @@ func (n *Notifier) readDebts(ctx context.Context, g *store.Group) (debts, error)
 // hearing nothing from it); placeholders have no Telegram account and are
 // skipped. Those Telegram refuses (or who never started the bot) are
 // mentioned in one message in the group's chat, when it has one.
+//
+// It waits for Telegram at most RemindTimeout in all: the reminders are
+// queued in the outbox first (one transaction), then sent from it, each
+// tried once; what is not sent by then (Telegram unreachable, slow, or
+// limiting the bot) stays queued for SendQueued, and the report says so.
 func (n *Notifier) RemindDebtors(ctx context.Context, groupID string) (ReminderReport, error) {
 	now := n.now().UTC()
 	day := now.Format(time.DateOnly)
@@ -87,7 +96,7 @@ func (n *Notifier) RemindDebtors(ctx context.Context, groupID string) (ReminderR
 	}
 	report, err := n.remind(ctx, groupID)
 	if err != nil {
-		// Nothing reached anyone: the members may ask again today.
+		// Nothing reached anyone, nor was queued: the members may ask again today.
 		if report == (ReminderReport{}) {
 			_ = n.opts.Store.ReleaseGroupStamp(context.WithoutCancel(ctx), groupID, store.StampReminder, day)
 		}
@@ -96,16 +105,23 @@ func (n *Notifier) RemindDebtors(ctx context.Context, groupID string) (ReminderR
 	return report, nil
 }
 
+// reminder is one queued message of remindDebtors: a debtor's direct
+// message (or a part of it), or the chat's mention of debtors.
+type reminder struct {
+	letter   store.Letter
+	debtor   string   // the direct message's debtor
+	mentions []string // the mention's debtors
+}
+
 func (n *Notifier) remind(ctx context.Context, groupID string) (ReminderReport, error) {
-	var report ReminderReport
 	groups, err := n.opts.Store.GetGroups(ctx, []string{groupID})
 	if err != nil || len(groups) == 0 || groups[0] == nil {
-		return report, err
+		return ReminderReport{}, err
 	}
 	g := groups[0]
 	d, err := n.readDebts(ctx, g)
 	if err != nil {
-		return report, err
+		return ReminderReport{}, err
 	}
 	debtors := slices.Sorted(func(yield func(string) bool) {
 		for id := range d.byDebtor {
@@ -122,47 +138,130 @@ func (n *Notifier) remind(ctx context.Context, groupID string) (ReminderReport, 
 	}
 	allowed, err := n.opts.Store.DirectMessagesAllowed(ctx, candidates)
 	if err != nil {
-		return report, err
+		return ReminderReport{}, err
 	}
-	var mentions []string
+	var (
+		rs      []reminder
+		refused []string // known to refuse direct messages: mentioned
+	)
 	for _, id := range candidates {
 		m := d.members[id]
 		userChat, perr := strconv.ParseInt(id, 10, 64)
 		if perr != nil {
 			continue
 		}
-		if allowed[id] {
-			var lines []string
-			for _, t := range d.byDebtor[id] {
-				lines = append(lines, render(m.Language, msgOweLine, "amount", formatAmount(t.Amount), "to", d.members.name(t.To)))
-			}
-			err := n.sendLines(ctx, groupID, userChat, m.Language, render(m.Language, msgYouOwe, "group", g.Title), lines)
-			if err == nil {
-				report.DirectMessages++
-				continue
-			}
-			if !errors.Is(err, errGone) {
-				return report, err
-			}
+		if !allowed[id] {
+			refused = append(refused, id)
+			continue
 		}
-		mentions = append(mentions, mention(id, m.Name))
+		var lines []string
+		for _, t := range d.byDebtor[id] {
+			lines = append(lines, render(m.Language, msgOweLine, "amount", formatAmount(t.Amount), "to", d.members.name(t.To)))
+		}
+		for _, text := range chunks(render(m.Language, msgYouOwe, "group", g.Title), lines) {
+			l := letter(groupID, n.outgoing(userChat, m.Language, groupID, text))
+			if g.ChatID != "" {
+				l.FallbackText = mentionText(g, []string{mention(id, m.Name)})
+			}
+			rs = append(rs, reminder{letter: l, debtor: id})
+		}
 	}
-	if len(mentions) == 0 || g.ChatID == "" {
-		return report, nil
-	}
+	return n.deliverReminders(ctx, g, d.members, rs, refused)
+}
+
+// mentionText is the chat's mention of debtors (their mention links).
+func mentionText(g *store.Group, mentions []string) string {
+	return renderRaw(g.ChatLanguage, msgMentionDebtors, "names", strings.Join(mentions, ", "))
+}
+
+// mentionReminder is the chat's message naming the debtors; false when the
+// group has no chat.
+func (n *Notifier) mentionReminder(g *store.Group, ms members, debtors []string) (reminder, bool) {
 	chatID, err := strconv.ParseInt(g.ChatID, 10, 64)
-	if err != nil {
+	if err != nil || len(debtors) == 0 {
+		return reminder{}, false
+	}
+	mentions := make([]string, len(debtors))
+	for i, id := range debtors {
+		mentions[i] = mention(id, ms[id].Name)
+	}
+	return reminder{letter: letter(g.ID, n.outgoing(chatID, g.ChatLanguage, g.ID, mentionText(g, mentions))), mentions: debtors}, true
+}
+
+// deliverReminders queues the direct messages rs, then sends them within
+// one deadline (RemindTimeout), each tried once; the debtors refused
+// (known before, or by a 403 now) are then mentioned in the chat, queued
+// and sent the same way. The first failure that is not a refusal ends the
+// trying: that message goes back to the outbox, with what was not tried.
+func (n *Notifier) deliverReminders(ctx context.Context, g *store.Group, ms members, rs []reminder, refused []string) (ReminderReport, error) {
+	var report ReminderReport
+	if err := n.queueReminders(ctx, rs); err != nil {
 		return report, err
 	}
-	text := renderRaw(g.ChatLanguage, msgMentionDebtors, "names", strings.Join(mentions, ", "))
-	if err := n.send(ctx, groupID, n.outgoing(chatID, g.ChatLanguage, groupID, text)); err != nil {
-		if errors.Is(err, errGone) {
-			return report, nil
+	dctx, cancel := context.WithTimeout(ctx, n.opts.RemindTimeout)
+	defer cancel()
+	var (
+		stopped bool
+		sent    = map[string]bool{}
+		waiting = map[string]bool{}
+	)
+	try := func(r reminder) {
+		err := errStopped
+		if !stopped {
+			err = n.sendQueuedOnce(ctx, dctx, r.letter)
 		}
-		return report, err
+		switch {
+		case err == nil && r.debtor != "":
+			sent[r.debtor] = true
+		case err == nil:
+			report.MentionedInChat += len(r.mentions)
+		case errors.Is(err, errGone) && r.debtor != "":
+			if !slices.Contains(refused, r.debtor) {
+				refused = append(refused, r.debtor)
+			}
+		case errors.Is(err, errGone): // the bot left the chat: nobody to tell
+		default: // queued: by this request, or taken by the outbox's sender
+			stopped = stopped || !errors.Is(err, errTaken)
+			for _, id := range append([]string{r.debtor}, r.mentions...) {
+				if id != "" {
+					waiting[id] = true
+				}
+			}
+		}
 	}
-	report.MentionedInChat = len(mentions)
+	for _, r := range rs {
+		try(r)
+	}
+	if m, ok := n.mentionReminder(g, ms, refused); ok {
+		queued := []reminder{m}
+		if err := n.queueReminders(ctx, queued); err != nil {
+			return report, err
+		}
+		try(queued[0])
+	}
+	for id := range sent {
+		if !waiting[id] && !slices.Contains(refused, id) {
+			report.DirectMessages++
+		}
+	}
+	report.Queued = len(waiting)
 	return report, nil
+}
+
+// queueReminders puts rs in the outbox, their letters updated as queued.
+func (n *Notifier) queueReminders(ctx context.Context, rs []reminder) error {
+	letters := make([]store.Letter, len(rs))
+	for i, r := range rs {
+		letters[i] = r.letter
+	}
+	queued, err := n.opts.Store.QueueLetters(ctx, letters)
+	if err != nil {
+		return err
+	}
+	for i := range rs {
+		rs[i].letter = queued[i]
+	}
+	return nil
 }
 
 // isoWeek names the ISO week of t, "2026-W48".

@@ -26,20 +26,21 @@ var errGone = errors.New("the destination refuses the bot")
 // message is sent or kept, never dropped. It returns errGone for a 403
 // (after recording it).
 func (n *Notifier) send(ctx context.Context, groupID string, out telegram.Outgoing) error {
-	err := n.trySend(ctx, groupID, &out)
+	err := n.trySend(ctx, groupID, &out, n.opts.Retries)
 	if err != nil && !errors.Is(err, errGone) {
 		n.deadLetter(ctx, groupID, out, err)
 	}
 	return err
 }
 
-// trySend is send without the dead letter; out follows a migrated chat.
-func (n *Notifier) trySend(ctx context.Context, groupID string, out *telegram.Outgoing) error {
+// trySend is send without the dead letter, retrying up to retries times;
+// out follows a migrated chat.
+func (n *Notifier) trySend(ctx context.Context, groupID string, out *telegram.Outgoing, retries int) error {
 	var (
 		last  error
 		moved bool
 	)
-	for attempt := 0; attempt <= n.opts.Retries; {
+	for attempt := 0; attempt <= retries; {
 		if err := n.opts.Limiter.Wait(ctx, out.ChatID); err != nil {
 			return err
 		}
@@ -81,7 +82,7 @@ func (n *Notifier) trySend(ctx context.Context, groupID string, out *telegram.Ou
 			break // a refusal that a retry does not change
 		}
 		attempt++
-		if attempt > n.opts.Retries {
+		if attempt > retries {
 			break
 		}
 		wait := retryAfter
@@ -115,12 +116,33 @@ func (n *Notifier) refused(ctx context.Context, groupID string, chatID int64, ca
 	return errGone
 }
 
+// letter is a message as the notifier's lists keep it.
+func letter(groupID string, out telegram.Outgoing) store.Letter {
+	l := store.Letter{GroupID: groupID, ChatID: chatKey(out.ChatID), Text: out.Text}
+	if len(out.Buttons) > 0 {
+		l.ButtonText, l.ButtonURL = out.Buttons[0].Text, out.Buttons[0].URL
+	}
+	return l
+}
+
+// letterOutgoing is the message a kept letter holds; false when its chat
+// is not a Telegram id.
+func letterOutgoing(l store.Letter) (telegram.Outgoing, bool) {
+	chatID, err := strconv.ParseInt(l.ChatID, 10, 64)
+	if err != nil {
+		return telegram.Outgoing{}, false
+	}
+	out := telegram.Outgoing{ChatID: chatID, Text: l.Text}
+	if l.ButtonURL != "" {
+		out.Buttons = []telegram.Button{{Text: l.ButtonText, URL: l.ButtonURL}}
+	}
+	return out, true
+}
+
 // deadLetter keeps a message that could not be sent, for `notify --replay`.
 func (n *Notifier) deadLetter(ctx context.Context, groupID string, out telegram.Outgoing, cause error) {
-	d := store.DeadLetter{GroupID: groupID, ChatID: chatKey(out.ChatID), Text: out.Text, Reason: cause.Error()}
-	if len(out.Buttons) > 0 {
-		d.ButtonText, d.ButtonURL = out.Buttons[0].Text, out.Buttons[0].URL
-	}
+	d := letter(groupID, out)
+	d.Reason = cause.Error()
 	if _, err := n.opts.Store.AddDeadLetter(context.WithoutCancel(ctx), d); err != nil {
 		n.log().Error("notifier: a message is lost: it could not be sent nor kept", "group", groupID, "chat", out.ChatID, "cause", cause, "err", err)
 		return
@@ -136,13 +158,9 @@ func (n *Notifier) Replay(ctx context.Context) (sent, failed int, err error) {
 		return 0, 0, err
 	}
 	for _, d := range letters {
-		chatID, perr := strconv.ParseInt(d.ChatID, 10, 64)
-		if perr != nil {
+		out, ok := letterOutgoing(d)
+		if !ok {
 			continue
-		}
-		out := telegram.Outgoing{ChatID: chatID, Text: d.Text}
-		if d.ButtonURL != "" {
-			out.Buttons = []telegram.Button{{Text: d.ButtonText, URL: d.ButtonURL}}
 		}
 		// Taken off the list first: a replay running beside this one
 		// skips it, and send keeps it again if it fails again.

@@ -41,9 +41,11 @@ import (
 //	occurrence (expense) the expense's keys, and                              SERIES#<seriesId> / OCCURS#<spentAt>#<expenseId>
 //	notification marker  GROUP#<groupId>     NOTIFY#<seq>#<destination>       (expires: ttl)
 //	notification stamp   GROUP#<groupId>     STAMP#<kind>#<period>            (expires: ttl)
+//	batch window         GROUP#<groupId>     WINDOW#<destination>             (expires: ttl)
 //	digest stamp         USER#<userId>       STAMP#<kind>#<period>            (expires: ttl)
 //	digest line          DIGEST#<kind>       <userId>#<groupId>#<seq>         (expires: ttl)
 //	dead letter          NOTIFY#DEAD         <at>#<id>
+//	queued letter        NOTIFY#OUTBOX       <at>#<id>
 //	chat send counter    CHATRATE#<chatId>   MINUTE#<minute>                  (expires: ttl)
 //	weekly reminder list NOTIFY#WEEKLY       <groupId>
 //	connected chat       CHAT#<chatId>       CHAT
@@ -454,10 +456,12 @@ func spendRange(from, to string) (string, string) { return prefixSpend + from, p
 const (
 	prefixNotify   = "NOTIFY#"
 	prefixStamp    = "STAMP#"
+	prefixWindow   = "WINDOW#"
 	prefixDigest   = "DIGEST#"
 	prefixChatRate = "CHATRATE#"
 	prefixMinute   = "MINUTE#"
 	pkDeadLetters  = "NOTIFY#DEAD"
+	pkOutbox       = "NOTIFY#OUTBOX"
 	pkWeeklyList   = "NOTIFY#WEEKLY"
 )
 
@@ -466,6 +470,13 @@ const (
 func notifySK(seq int64, destination string) string {
 	return prefixNotify + fmt.Sprintf("%012d", seq) + "#" + destination
 }
+
+// windowSK is the group's batch window for destination ("chat"): one item
+// per group and destination, claimed by one notifier instance at a time on
+// a condition (open, closed, or its owner's lease over), so that a window's
+// events go out in one message however many instances read them
+// (notify_window.go).
+func windowSK(destination string) string { return prefixWindow + destination }
 
 // stampSK is the stamp of one kind of timed message for one period.
 func stampSK(kind, period string) string { return prefixStamp + kind + "#" + period }
@@ -488,7 +499,8 @@ func parseDigestSK(sk string) (userID, groupID string, seq int64, ok bool) {
 	return parts[0], parts[1], seq, err == nil
 }
 
-// deadLetterSK orders dead letters by when they died.
+// deadLetterSK orders dead letters by when they died, and queued letters
+// by when they were queued.
 func deadLetterSK(at, id string) string { return at + "#" + id }
 
 // chatRateKey is the counter of messages sent to one chat in one minute.

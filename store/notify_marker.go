@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -28,13 +29,30 @@ type notifyMarkerRecord struct {
 // TransactWriteItems per 100 events in the common case; when some markers
 // exist the transaction is retried without them.
 func (s *Store) ClaimNotifications(ctx context.Context, groupID string, seqs []int64, destination string) ([]int64, error) {
+	return s.claimNotifications(ctx, groupID, seqs, destination, nil)
+}
+
+// errExtraFailed is claimNotifications' answer when the condition of its
+// extra item failed.
+var errExtraFailed = errors.New("the condition of the claim's extra item failed")
+
+// claimNotifications is ClaimNotifications with, when extra is not nil, one
+// more item in the transaction of the last markers (or alone, with none):
+// the markers and it are written together. When extra's condition fails,
+// nothing of that transaction is written and the answer is errExtraFailed
+// (with the seqs of earlier transactions, claimed).
+func (s *Store) claimNotifications(ctx context.Context, groupID string, seqs []int64, destination string, extra *types.TransactWriteItem) ([]int64, error) {
 	now := s.stamp()
 	var claimed []int64
-	for len(seqs) > 0 {
-		chunk := seqs[:min(len(seqs), maxTransactItems)]
+	per := maxTransactItems
+	if extra != nil {
+		per--
+	}
+	for first := true; first || len(seqs) > 0; first = false {
+		chunk := seqs[:min(len(seqs), per)]
 		seqs = seqs[len(chunk):]
-		for len(chunk) > 0 {
-			items := make([]types.TransactWriteItem, len(chunk))
+		for {
+			items := make([]types.TransactWriteItem, len(chunk), len(chunk)+1)
 			for i, seq := range chunk {
 				it, err := s.putNew(notifyMarkerRecord{
 					itemKey: itemKey{PK: groupPK(groupID), SK: notifySK(seq, destination)},
@@ -45,6 +63,12 @@ func (s *Store) ClaimNotifications(ctx context.Context, groupID string, seqs []i
 				}
 				items[i] = it
 			}
+			if extra != nil && len(seqs) == 0 {
+				items = append(items, *extra)
+			}
+			if len(items) == 0 {
+				break
+			}
 			err := s.transactWrite(ctx, items)
 			if err == nil {
 				claimed = append(claimed, chunk...)
@@ -52,6 +76,9 @@ func (s *Store) ClaimNotifications(ctx context.Context, groupID string, seqs []i
 			}
 			if !IsCondCheckFailed(err) {
 				return claimed, fmt.Errorf("claim notifications: %w", err)
+			}
+			if len(items) > len(chunk) && condFailedAt(err, len(chunk)) {
+				return claimed, errExtraFailed
 			}
 			var rest []int64
 			for i, seq := range chunk {

@@ -18,8 +18,9 @@ import (
 // startJobs starts this instance's timed work (package schedule): every
 // instance runs every job, and each job's conditional writes make its work
 // happen once however many run it. ton is the verifier the API uses too;
-// n, when not nil, is the notifier this instance runs.
-func startJobs(rc config.Recurring, pc config.Purge, tc config.TON, nc config.Notify, s *store.Store, r *receipts.Service, log *slog.Logger, m *metrics.Metrics, n *notify.Notifier, ton *tonverify.Verifier) *schedule.Scheduler {
+// n, when not nil, is the notifier this instance runs; sender, when not
+// nil, the one it sends through (remindDebtors' outbox), NOTIFY or not.
+func startJobs(rc config.Recurring, pc config.Purge, tc config.TON, nc config.Notify, s *store.Store, r *receipts.Service, log *slog.Logger, m *metrics.Metrics, n, sender *notify.Notifier, ton *tonverify.Verifier) *schedule.Scheduler {
 	jobs := schedule.New(schedule.Options{Log: log, Observe: m.JobRun})
 	jobs.Register("recurring", rc.Interval, recurringJob(s, rc.CatchUp, log))
 	jobs.Register("purge", pc.Interval, purgeJob(s, r, log))
@@ -27,6 +28,9 @@ func startJobs(rc config.Recurring, pc config.Purge, tc config.TON, nc config.No
 	jobs.Register("erasures", erasureInterval, erasureJob(s, log))
 	if n != nil {
 		registerNotifyJobs(jobs, n, nc.JobInterval, log)
+	}
+	if sender != nil {
+		registerOutboxJob(jobs, sender, log)
 	}
 	jobs.Start()
 	return jobs

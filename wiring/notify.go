@@ -22,8 +22,14 @@ func Notifier(c config.Notify, tg config.Telegram, s *store.Store, bot *telegram
 	if bot == nil {
 		return nil
 	}
+	// Named as the stream's leases name the process: the owner of a batch
+	// window is found by its host and pid.
+	instance, err := leaseOwner()
+	if err != nil {
+		log.Warn("the notifier gets a random name", "err", err)
+	}
 	return notify.New(notify.Options{
-		Store: s, Bot: bot, Log: log, Window: c.Window, MaxAge: c.MaxAge,
+		Store: s, Bot: bot, Log: log, Window: c.Window, MaxAge: c.MaxAge, RemindTimeout: c.RemindTimeout, Instance: instance,
 		Links: notify.Links{BotUsername: tg.BotUsername, AppName: tg.AppName},
 	})
 }
@@ -59,6 +65,20 @@ func registerNotifyJobs(jobs *schedule.Scheduler, n *notify.Notifier, interval t
 	})
 }
 
+// registerOutboxJob adds the sending of the outbox (what remindDebtors
+// queued) to the scheduler: every instance with a bot runs it, NOTIFY or
+// not, since any of them may have queued; each message is taken off the
+// outbox by one.
+func registerOutboxJob(jobs *schedule.Scheduler, n *notify.Notifier, log *slog.Logger) {
+	jobs.Register("notify-outbox", notify.OutboxInterval, func(ctx context.Context) error {
+		sent, err := n.SendQueued(ctx)
+		if sent > 0 {
+			log.Info("queued messages sent", "sent", sent)
+		}
+		return err
+	})
+}
+
 // RunNotifier runs n alone until ctx ends or the process is interrupted:
 // it reads the table's stream through the shard leases and sends, with
 // the digest and weekly reminder jobs; on the way out it releases its
@@ -72,6 +92,7 @@ func RunNotifier(ctx context.Context, cfg config.Config, s *store.Store, n *noti
 	}
 	jobs := schedule.New(schedule.Options{Log: log})
 	registerNotifyJobs(jobs, n, cfg.Notify.JobInterval, log)
+	registerOutboxJob(jobs, n, log)
 	jobs.Start()
 	log.Info("notifier running", "table", cfg.Store.Table, "window", cfg.Notify.Window)
 	<-ctx.Done()

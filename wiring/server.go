@@ -101,7 +101,7 @@ func (srv *Server) Run(ctx context.Context) error {
 		return err
 	}
 	ton := TONVerifier(cfg.TON, s, log)
-	jobs := startJobs(cfg.Recurring, cfg.Purge, cfg.TON, cfg.Notify, s, srv.receipts, log, m, notifierOn, ton)
+	jobs := startJobs(cfg.Recurring, cfg.Purge, cfg.TON, cfg.Notify, s, srv.receipts, log, m, notifierOn, notifier, ton)
 	logSignIn(cfg.Telegram, log)
 	api := &http.Server{
 		Addr: ":" + cfg.Server.Port,

@@ -69,6 +69,29 @@ func (ec *executionContext) fieldContext_ReminderReport_mentionedInChat(_ contex
 	return graphql.NewScalarFieldContext("ReminderReport", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ReminderReport_queued(ctx context.Context, field graphql.CollectedField, obj *model.ReminderReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReminderReport_queued(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Queued, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReminderReport_queued(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReminderReport", field, false, false, "Int")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -99,6 +122,11 @@ func (ec *executionContext) _ReminderReport(ctx context.Context, sel ast.Selecti
 			}
 		case "mentionedInChat":
 			out.Values[i] = ec._ReminderReport_mentionedInChat(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "queued":
+			out.Values[i] = ec._ReminderReport_queued(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

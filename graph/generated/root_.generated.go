@@ -562,6 +562,7 @@ type ComplexityRoot struct {
 	ReminderReport struct {
 		DirectMessages  func(childComplexity int) int
 		MentionedInChat func(childComplexity int) int
+		Queued          func(childComplexity int) int
 	}
 
 	Settlement struct {
@@ -3147,6 +3148,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReminderReport.MentionedInChat(childComplexity), true
+	case "ReminderReport.queued":
+		if e.ComplexityRoot.ReminderReport.Queued == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReminderReport.Queued(childComplexity), true
 
 	case "Settlement.amount":
 		if e.ComplexityRoot.Settlement.Amount == nil {
@@ -5589,16 +5596,31 @@ extend type Mutation {
   ): Member!
 }
 `, BuiltIn: false},
-	{Name: "../../schema/notify.graphqls", Input: `"What remindDebtors did."
+	{Name: "../../schema/notify.graphqls", Input: `"""
+What remindDebtors did within its wait for Telegram (NOTIFY_REMIND_TIMEOUT, 5 s
+by default, for the whole request). Every debtor it reminds is counted once:
+in directMessages or mentionedInChat when Telegram took the message during
+the request, in queued otherwise.
+"""
 type ReminderReport {
-  "How many members who owe got a direct message with what they owe and to whom."
+  "How many members who owe got a direct message with what they owe and to whom, during the request."
   directMessages: Int!
   """
   How many members who owe Telegram would not let the bot write to privately
-  (they never started the bot, or blocked it): they are mentioned in the
-  group's chat, all in one message. 0 when the group has no connected chat.
+  (they never started the bot, or blocked it) were mentioned in the group's
+  chat, all in one message, during the request. 0 when the group has no
+  connected chat.
   """
   mentionedInChat: Int!
+  """
+  How many members who owe have their reminder (a direct message, or a
+  mention in the chat) queued instead: Telegram was unreachable, slow or
+  limiting the bot, and the request did not wait for it. The server sends
+  the queue within about a minute of Telegram answering again, each
+  reminder once; a queued direct message Telegram refuses becomes a mention
+  in the group's chat.
+  """
+  queued: Int!
 }
 
 extend type Mutation {
@@ -5610,6 +5632,11 @@ extend type Mutation {
   group, by any member: a second call that day is RATE_LIMITED with
   extensions.retryAfter (seconds until the next day). UNAVAILABLE when the
   server has no bot configured.
+
+  It answers within a few seconds whatever Telegram does: the reminders are
+  queued first, then sent, each tried once, for at most NOTIFY_REMIND_TIMEOUT
+  in all; those not sent by then stay queued and go out later (counted in
+  ReminderReport.queued). Queued reminders count as the day's reminder.
   """
   remindDebtors("The group whose debtors are reminded." groupId: ID!): ReminderReport!
 }
@@ -7867,6 +7894,8 @@ func (ec *executionContext) childFields_ReminderReport(ctx context.Context, fiel
 		return ec.fieldContext_ReminderReport_directMessages(ctx, field)
 	case "mentionedInChat":
 		return ec.fieldContext_ReminderReport_mentionedInChat(ctx, field)
+	case "queued":
+		return ec.fieldContext_ReminderReport_queued(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReminderReport", field.Name)
 }

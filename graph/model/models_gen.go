@@ -645,14 +645,25 @@ type RecurringExpenseEdge struct {
 	Node *store.Series `json:"node"`
 }
 
-// What remindDebtors did.
+// What remindDebtors did within its wait for Telegram (NOTIFY_REMIND_TIMEOUT, 5 s
+// by default, for the whole request). Every debtor it reminds is counted once:
+// in directMessages or mentionedInChat when Telegram took the message during
+// the request, in queued otherwise.
 type ReminderReport struct {
-	// How many members who owe got a direct message with what they owe and to whom.
+	// How many members who owe got a direct message with what they owe and to whom, during the request.
 	DirectMessages int `json:"directMessages"`
 	// How many members who owe Telegram would not let the bot write to privately
-	// (they never started the bot, or blocked it): they are mentioned in the
-	// group's chat, all in one message. 0 when the group has no connected chat.
+	// (they never started the bot, or blocked it) were mentioned in the group's
+	// chat, all in one message, during the request. 0 when the group has no
+	// connected chat.
 	MentionedInChat int `json:"mentionedInChat"`
+	// How many members who owe have their reminder (a direct message, or a
+	// mention in the chat) queued instead: Telegram was unreachable, slow or
+	// limiting the bot, and the request did not wait for it. The server sends
+	// the queue within about a minute of Telegram answering again, each
+	// reminder once; a queued direct message Telegram refuses becomes a mention
+	// in the group's chat.
+	Queued int `json:"queued"`
 }
 
 // A page of settlements.
