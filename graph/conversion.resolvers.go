@@ -17,7 +17,7 @@ import (
 // Rate is the resolver for the rate field.
 func (r *debtPartResolver) Rate(ctx context.Context, obj *model.DebtPart) (*money.Decimal, error) {
 	if obj.Err != nil {
-		return nil, obj.Err
+		return nil, ownCopy(obj.Err)
 	}
 	return obj.Rate, nil
 }
@@ -25,7 +25,7 @@ func (r *debtPartResolver) Rate(ctx context.Context, obj *model.DebtPart) (*mone
 // Converted is the resolver for the converted field.
 func (r *debtPartResolver) Converted(ctx context.Context, obj *model.DebtPart) (*money.Decimal, error) {
 	if obj.Err != nil {
-		return nil, obj.Err
+		return nil, ownCopy(obj.Err)
 	}
 	d := obj.Converted.Decimal()
 	return &d, nil

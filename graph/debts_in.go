@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"errors"
+	"maps"
 
 	"github.com/fracti/api/graph/model"
 	"github.com/fracti/api/money"
@@ -104,4 +105,19 @@ func (r *Resolver) debtPart(ctx context.Context, a money.Amount, in money.Curren
 	}
 	converted := money.ConvertBack(a, rt.Value, in)
 	return model.DebtPart{Amount: a, Rate: &rt.Value, RateSource: &rt.Source, RateDate: &rt.Date, Converted: &converted}, nil
+}
+
+// ownCopy is a copy of the GraphQL error err for one field: the executor
+// writes the field's path and the presenter its extensions into the error
+// it is given, so two fields answering one error (a part's rate and
+// converted, resolved concurrently) must not share it.
+func ownCopy(err error) error {
+	var e *gqlerror.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	c := *e
+	c.Path = nil
+	c.Extensions = maps.Clone(e.Extensions)
+	return &c
 }
