@@ -40,8 +40,9 @@ type Loaders struct {
 	invites     loader[store.InviteRef, store.Invite]
 	series      loader[store.SeriesKey, store.Series]
 	comments    loader[store.CommentRef, store.Comment]
-	payDefaults loader[string, payments.Handles] // by user id
-	started     started                          // the reads prefetch started
+	// payDefaults are users' default payment handles, by user id.
+	payDefaults loader[string, payments.Handles]
+	started     started // the reads prefetch started
 }
 
 // loader is a dataloader with the cache it fills, kept at hand so that a
@@ -86,15 +87,16 @@ func New(s *store.Store, wait time.Duration, opts ...Option) *Loaders {
 	}
 	l := &Loaders{
 		store:       s,
-		items:       newLoader("items", wait, o, groupItems(s)),                    // BatchGetItem
-		expenses:    newLoader("expenses", wait, o, s.GetExpenses),                 // BatchGetItem by key, GSI2 by id
-		settlements: newLoader("settlements", wait, o, s.GetSettlements),           // like expenses
-		invites:     newLoader("invites", wait, o, s.GetInvites),                   // BatchGetItem by key
-		series:      newLoader("series", wait, o, s.GetSeriesByKeys),               // BatchGetItem by key
-		comments:    newLoader("comments", wait, o, s.GetComments),                 // BatchGetItem by key, GSI2 by id
-		payDefaults: newLoader("payDefaults", wait, o, s.GetDefaultPaymentHandles), // BatchGetItem of profiles
+		items:       newLoader("items", wait, o, groupItems(s)),          // BatchGetItem
+		expenses:    newLoader("expenses", wait, o, s.GetExpenses),       // BatchGetItem by key, GSI2 by id
+		settlements: newLoader("settlements", wait, o, s.GetSettlements), // like expenses
+		invites:     newLoader("invites", wait, o, s.GetInvites),         // BatchGetItem by key
+		series:      newLoader("series", wait, o, s.GetSeriesByKeys),     // BatchGetItem by key
+		comments:    newLoader("comments", wait, o, s.GetComments),       // BatchGetItem by key, GSI2 by id
 	}
 	l.books = newLoader("books", wait, o, l.fetchBooks) // BatchGetItem, once the ledgers are in
+	// BatchGetItem of the users' profiles:
+	l.payDefaults = newLoader("payDefaults", wait, o, s.GetDefaultPaymentHandles)
 	return l
 }
 
