@@ -13,18 +13,27 @@ import (
 
 const remindDebtors = `mutation($g: ID!) { remindDebtors(groupId: $g) { directMessages mentionedInChat queued } }`
 
+// reminderReport is remindDebtors' answer.
+type reminderReport struct{ DirectMessages, MentionedInChat, Queued int }
+
+// bobOwesAlice makes a group where Bob owes Alice 5.00 USD, on an API whose
+// reminders go through the Bot API at botURL.
+func bobOwesAlice(t *testing.T, botURL string) (alice, bob *apitest.User, group string) {
+	api := apitest.New(t, apitest.Reminders(botURL))
+	alice, bob = api.User("111", "Alice"), api.User("222", "Bob")
+	group = alice.CreateGroup("Trip")
+	bob.Join(group)
+	alice.Expense(group, "10.00", "111", "222")
+	return alice, bob, group
+}
+
 // Bob owes Alice: he hears of it by a direct message; the group's second
 // reminder that day is RATE_LIMITED with retryAfter.
 func TestRemindDebtorsOnceADay(t *testing.T) {
 	bot := telegramtest.New(t)
-	api := apitest.New(t, apitest.Reminders(bot.URL()))
-	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
-	group := alice.CreateGroup("Trip")
-	bob.Join(group)
-	alice.Expense(group, "10.00", "111", "222")
-
+	alice, bob, group := bobOwesAlice(t, bot.URL())
 	var out struct {
-		RemindDebtors struct{ DirectMessages, MentionedInChat, Queued int }
+		RemindDebtors reminderReport
 	}
 	alice.Must(&out, remindDebtors, "g", group)
 	require.Equal(t, 1, out.RemindDebtors.DirectMessages)
@@ -55,16 +64,11 @@ func TestRemindDebtorsWithoutABot(t *testing.T) {
 func TestRemindDebtorsQueuesWhenTelegramIsUnreachable(t *testing.T) {
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close() // a closed port: every connection refused
-	api := apitest.New(t, apitest.Reminders(down.URL))
-	alice, bob := api.User("111", "Alice"), api.User("222", "Bob")
-	group := alice.CreateGroup("Trip")
-	bob.Join(group)
-	alice.Expense(group, "10.00", "111", "222")
-
+	alice, bob, group := bobOwesAlice(t, down.URL)
 	var out struct {
-		RemindDebtors struct{ DirectMessages, MentionedInChat, Queued int }
+		RemindDebtors reminderReport
 	}
 	alice.Must(&out, remindDebtors, "g", group)
-	require.Equal(t, struct{ DirectMessages, MentionedInChat, Queued int }{Queued: 1}, out.RemindDebtors)
+	require.Equal(t, reminderReport{Queued: 1}, out.RemindDebtors)
 	require.Equal(t, "RATE_LIMITED", bob.Do(remindDebtors, "g", group).Code(), "the queued reminder is the day's")
 }
