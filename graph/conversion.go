@@ -43,13 +43,8 @@ func (r *Resolver) dayRate(ctx context.Context, from, to money.Currency) (rates.
 }
 
 // rateFor is the rate to record for a conversion from → to: the one given
-// (input.rate), dated today, or else the day's rate from the providers.
-func (r *Resolver) rateFor(ctx context.Context, from, to money.Currency, given *money.Decimal) (store.RecordedRate, error) {
-	return r.rateOf(ctx, "input.rate", from, to, given)
-}
-
-// rateOf is rateFor of the rate given in field.
-func (r *Resolver) rateOf(ctx context.Context, field string, from, to money.Currency, given *money.Decimal) (store.RecordedRate, error) {
+// in field, dated today, or else the day's rate from the providers.
+func (r *Resolver) rateFor(ctx context.Context, field string, from, to money.Currency, given *money.Decimal) (store.RecordedRate, error) {
 	if given != nil {
 		d, err := inputRate(field, *given)
 		return store.RecordedRate{Rate: d, Source: store.RateSourceManual, Date: r.now().UTC().Format(time.DateOnly)}, err
@@ -87,7 +82,7 @@ func (r *Resolver) converted(ctx context.Context, e store.Expense, convertTo *st
 	conv := store.Conversion{Original: e.Amount}
 	if keep != nil {
 		conv.RecordedRate = keep.RecordedRate
-	} else if conv.RecordedRate, err = r.rateFor(ctx, from, to, rate); err != nil {
+	} else if conv.RecordedRate, err = r.rateFor(ctx, "input.rate", from, to, rate); err != nil {
 		return store.Expense{}, err
 	}
 	total := money.Convert(e.Amount, conv.Rate, to)
@@ -253,7 +248,7 @@ func (r *Resolver) settledIn(ctx context.Context, st store.Settlement, settlesCu
 		return st, err
 	}
 	c := store.SettledConversion{}
-	if c.RecordedRate, err = r.rateFor(ctx, paid, to, rate); err != nil {
+	if c.RecordedRate, err = r.rateFor(ctx, "input.rate", paid, to, rate); err != nil {
 		return store.Settlement{}, err
 	}
 	c.Amount = money.Convert(st.Amount, c.Rate, to)
@@ -302,7 +297,7 @@ func (r *Resolver) settledInParts(ctx context.Context, st store.Settlement, in [
 		case cur == paid && p.Rate != nil && p.Rate.Cmp(money.NewDecimal(1, 0)) != 0:
 			return store.Settlement{}, badInput(field+".rate", "the part in the settlement's own currency is at rate 1")
 		case cur != paid:
-			if c.RecordedRate, err = r.rateOf(ctx, field+".rate", paid, cur, p.Rate); err != nil {
+			if c.RecordedRate, err = r.rateFor(ctx, field+".rate", paid, cur, p.Rate); err != nil {
 				return store.Settlement{}, err
 			}
 		}

@@ -26,22 +26,13 @@ func (r *Resolver) debtsIn(ctx context.Context, debts []model.Debt, code string)
 	if err != nil {
 		return nil, err
 	}
-	type given struct {
-		debt model.Debt
-		part model.DebtPart
-	}
-	type entry struct {
-		debt  model.Debt // the pair's netted debt, or a debt left unconverted
-		given []given    // the pair's debts as given, for a total of zero
-	}
-	var entries []*entry
-	pairs := map[[2]string]*entry{}
+	var out []*model.Debt // in first-seen order: netted pairs and unconverted debts
+	pairs := map[[2]string]*model.Debt{}
 	for _, d := range debts {
 		part, err := r.debtPart(ctx, d.Amount, in)
 		if isRateUnavailable(err) {
-			unconverted := d
-			unconverted.Parts = []model.DebtPart{{Amount: d.Amount, Err: err}}
-			entries = append(entries, &entry{debt: unconverted})
+			d.Parts = []model.DebtPart{{Amount: d.Amount, Err: err}}
+			out = append(out, &d)
 			continue
 		}
 		if err != nil {
@@ -51,40 +42,44 @@ func (r *Resolver) debtsIn(ctx context.Context, debts []model.Debt, code string)
 		if d.FromID > d.ToID {
 			pair = [2]string{d.ToID, d.FromID}
 		}
-		e, seen := pairs[pair]
+		netted, seen := pairs[pair]
 		if !seen {
-			e = &entry{debt: model.Debt{GroupID: d.GroupID, FromID: pair[0], ToID: pair[1], Amount: money.Zero(in), Parts: []model.DebtPart{}}}
-			pairs[pair] = e
-			entries = append(entries, e)
+			netted = &model.Debt{GroupID: d.GroupID, FromID: pair[0], ToID: pair[1], Amount: money.Zero(in), Parts: []model.DebtPart{}}
+			pairs[pair] = netted
+			out = append(out, netted)
 		}
-		e.given = append(e.given, given{d, part})
-		if d.FromID != e.debt.FromID {
+		if d.FromID != netted.FromID {
 			part = part.Negated()
 		}
-		e.debt.Parts = append(e.debt.Parts, part)
-		e.debt.Amount = e.debt.Amount.Add(*part.Converted)
+		netted.Parts = append(netted.Parts, part)
+		netted.Amount = netted.Amount.Add(*part.Converted)
 	}
-	out := make([]model.Debt, 0, len(entries))
-	for _, e := range entries {
-		switch d := e.debt; {
-		case d.Parts[0].Err != nil:
-			out = append(out, d)
-		case d.Amount.IsZero():
-			for _, g := range e.given { // each converted alone
-				out = append(out, model.Debt{GroupID: g.debt.GroupID, FromID: g.debt.FromID, ToID: g.debt.ToID,
-					Amount: *g.part.Converted, Parts: []model.DebtPart{g.part}})
+	result := make([]model.Debt, 0, len(out))
+	for _, d := range out {
+		if d.Parts[0].Err == nil && d.Amount.IsZero() {
+			for _, p := range d.Parts { // each part a debt of its own
+				result = append(result, runningWay(model.Debt{GroupID: d.GroupID, FromID: d.FromID, ToID: d.ToID, Amount: *p.Converted, Parts: []model.DebtPart{p}}))
 			}
-		case d.Amount.Sign() < 0:
-			d.FromID, d.ToID, d.Amount = d.ToID, d.FromID, d.Amount.Neg()
-			for i := range d.Parts {
-				d.Parts[i] = d.Parts[i].Negated()
-			}
-			out = append(out, d)
-		default:
-			out = append(out, d)
+			continue
 		}
+		result = append(result, runningWay(*d))
 	}
-	return out, nil
+	return result, nil
+}
+
+// runningWay is d turned to run the way its amount does: from its
+// recipient to its payer, with every part negated, when it is negative.
+func runningWay(d model.Debt) model.Debt {
+	if d.Amount.Sign() >= 0 {
+		return d
+	}
+	d.FromID, d.ToID, d.Amount = d.ToID, d.FromID, d.Amount.Neg()
+	parts := make([]model.DebtPart, len(d.Parts))
+	for i, p := range d.Parts {
+		parts[i] = p.Negated()
+	}
+	d.Parts = parts
+	return d
 }
 
 // isRateUnavailable reports whether err is RATE_UNAVAILABLE.

@@ -73,8 +73,8 @@ func memberHandles(ctx context.Context, m *store.Member) (*model.PaymentHandles,
 	return handlesOut(h, source, m), nil
 }
 
-// paymentOptions are the ways to pay st: the payments package's from the
-// recipient's handles, and TON's link (paymentLink) in its place.
+// paymentOptions are the ways to pay st, from the recipient's handles and
+// TON's link (paymentLink).
 func paymentOptions(ctx context.Context, st *store.Settlement) ([]model.PaymentOption, error) {
 	if st.Status.Final() {
 		return []model.PaymentOption{}, nil
@@ -91,18 +91,12 @@ func paymentOptions(ctx context.Context, st *store.Settlement) ([]model.PaymentO
 	if h != nil {
 		p.Handles = *h
 	}
+	if st.Amount.Currency().Code() == tonCode && to.Wallet != "" {
+		p.TONLink = paymentLink(to.Wallet, st)
+	}
 	opts, err := pay.Options(p)
 	if err != nil {
 		return nil, err
-	}
-	if st.Amount.Currency().Code() == tonCode && to.Wallet != "" {
-		link := paymentLink(to.Wallet, st)
-		ton := pay.Option{Kind: pay.KindTON, URL: link, QRPayload: link}
-		at := len(opts)
-		if at > 0 && opts[at-1].Kind == pay.KindOther {
-			at-- // TON before OTHER, as PaymentKind lists them
-		}
-		opts = append(opts[:at], append([]pay.Option{ton}, opts[at:]...)...)
 	}
 	out := make([]model.PaymentOption, len(opts))
 	for i, o := range opts {

@@ -9,9 +9,8 @@ import (
 // Kind is a way to pay: a rail.
 type Kind string
 
-// The rails. TON's option is built by the caller (its link is the TON
-// payments' own, graph/ton.go); it is listed so that all options share one
-// kind.
+// The rails. TON's link is the TON payments' own (graph/ton.go): the
+// caller makes it and gives it as Payment.TONLink.
 const (
 	KindSEPA    Kind = "SEPA"
 	KindUPI     Kind = "UPI"
@@ -42,10 +41,13 @@ type Payment struct {
 	Name      string
 	Amount    money.Amount
 	Reference string
+	// TONLink is the ton://transfer link that pays it, when it is in TON
+	// and the recipient has a wallet; empty otherwise.
+	TONLink string
 }
 
 // Options are the ways to pay p, in a fixed order (SEPA, UPI, PIX,
-// REVOLUT, PAYPAL, OTHER): one for each handle whose rail carries the
+// REVOLUT, PAYPAL, TON, OTHER): one for each handle whose rail carries the
 // payment's currency and amount. An error is one no payment could cause (a
 // builder failing otherwise than by refusing the rail).
 func Options(p Payment) ([]Option, error) {
@@ -98,6 +100,9 @@ func Options(p Payment) ([]Option, error) {
 		if err := add(KindPayPal, link, err, false); err != nil {
 			return nil, err
 		}
+	}
+	if p.TONLink != "" {
+		out = append(out, Option{Kind: KindTON, URL: p.TONLink, QRPayload: p.TONLink})
 	}
 	if h.Other != "" {
 		out = append(out, Option{Kind: KindOther, Text: h.Other})

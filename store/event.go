@@ -13,40 +13,41 @@ type EventType string
 
 // The event types, stored as they are written here.
 const (
-	EventGroupCreated         EventType = "group_created"
-	EventGroupUpdated         EventType = "group_updated"
-	EventMemberJoined         EventType = "member_joined"
-	EventMemberLeft           EventType = "member_left"
-	EventWalletChanged        EventType = "wallet_changed"
-	EventExpenseCreated       EventType = "expense_created"
-	EventExpenseUpdated       EventType = "expense_updated"
-	EventExpenseDeleted       EventType = "expense_deleted"
-	EventExpenseRestored      EventType = "expense_restored"
-	EventSettlementCreated    EventType = "settlement_created"
-	EventSettlementUpdated    EventType = "settlement_updated" // marked sent, or its transaction hash set
-	EventSettlementCompleted  EventType = "settlement_completed"
-	EventSettlementFailed     EventType = "settlement_failed"
-	EventPlaceholderAdded     EventType = "placeholder_added"
-	EventPlaceholderClaimed   EventType = "placeholder_claimed" // the claim begins; the placeholder's MEMBER_LEFT ends it
-	EventInviteCreated        EventType = "invite_created"
-	EventInviteRevoked        EventType = "invite_revoked"
-	EventRecurringCreated     EventType = "recurring_created"
-	EventRecurringUpdated     EventType = "recurring_updated"
-	EventRecurringPaused      EventType = "recurring_paused" // by a member, or by the scheduler when nobody is left
-	EventRecurringResumed     EventType = "recurring_resumed"
-	EventRecurringDeleted     EventType = "recurring_deleted"
-	EventChatConnected        EventType = "chat_connected"
-	EventChatDisconnected     EventType = "chat_disconnected" // by a member, or by Telegram when the bot was removed
-	EventGroupImported        EventType = "group_imported"    // a whole imported file (import_group.go)
-	EventMemberRoleChanged    EventType = "member_role_changed"
-	EventOwnershipTransferred EventType = "ownership_transferred" // the subject is the new owner
-	EventMemberRemoved        EventType = "member_removed"        // by an admin; the actor is who removed them
-	EventGroupArchived        EventType = "group_archived"        // read-only from now on (archive_group.go)
-	EventGroupUnarchived      EventType = "group_unarchived"
-	EventGroupDeleted         EventType = "group_deleted" // gone for everyone; restorable for GroupRestoreWindow (delete_group.go)
-	EventGroupRestored        EventType = "group_restored"
-	EventMemberErased         EventType = "member_erased"  // a member erased their data (erase_user.go)
-	EventChainResealed        EventType = "chain_resealed" // the log's format-1 events were resealed in format 2 (reseal_chain.go)
+	EventGroupCreated          EventType = "group_created"
+	EventGroupUpdated          EventType = "group_updated"
+	EventMemberJoined          EventType = "member_joined"
+	EventMemberLeft            EventType = "member_left"
+	EventWalletChanged         EventType = "wallet_changed"
+	EventExpenseCreated        EventType = "expense_created"
+	EventExpenseUpdated        EventType = "expense_updated"
+	EventExpenseDeleted        EventType = "expense_deleted"
+	EventExpenseRestored       EventType = "expense_restored"
+	EventSettlementCreated     EventType = "settlement_created"
+	EventSettlementUpdated     EventType = "settlement_updated" // marked sent, or its transaction hash set
+	EventSettlementCompleted   EventType = "settlement_completed"
+	EventSettlementFailed      EventType = "settlement_failed"
+	EventPlaceholderAdded      EventType = "placeholder_added"
+	EventPlaceholderClaimed    EventType = "placeholder_claimed" // the claim begins; the placeholder's MEMBER_LEFT ends it
+	EventInviteCreated         EventType = "invite_created"
+	EventInviteRevoked         EventType = "invite_revoked"
+	EventRecurringCreated      EventType = "recurring_created"
+	EventRecurringUpdated      EventType = "recurring_updated"
+	EventRecurringPaused       EventType = "recurring_paused" // by a member, or by the scheduler when nobody is left
+	EventRecurringResumed      EventType = "recurring_resumed"
+	EventRecurringDeleted      EventType = "recurring_deleted"
+	EventChatConnected         EventType = "chat_connected"
+	EventChatDisconnected      EventType = "chat_disconnected" // by a member, or by Telegram when the bot was removed
+	EventGroupImported         EventType = "group_imported"    // a whole imported file (import_group.go)
+	EventMemberRoleChanged     EventType = "member_role_changed"
+	EventOwnershipTransferred  EventType = "ownership_transferred" // the subject is the new owner
+	EventMemberRemoved         EventType = "member_removed"        // by an admin; the actor is who removed them
+	EventGroupArchived         EventType = "group_archived"        // read-only from now on (archive_group.go)
+	EventGroupUnarchived       EventType = "group_unarchived"
+	EventGroupDeleted          EventType = "group_deleted" // gone for everyone; restorable for GroupRestoreWindow (delete_group.go)
+	EventGroupRestored         EventType = "group_restored"
+	EventMemberErased          EventType = "member_erased"           // a member erased their data (erase_user.go)
+	EventChainResealed         EventType = "chain_resealed"          // the log's format-1 events were resealed in format 2 (reseal_chain.go)
+	EventPaymentHandlesChanged EventType = "payment_handles_changed" // a member's own handles in the group: the kinds only, never the values
 )
 
 // SubjectKind is the kind of object an event is about.

@@ -32,11 +32,6 @@ const (
 	attrPayV = "payV"
 )
 
-// EventPaymentHandlesChanged is a member setting, changing or removing their
-// own payment handles in the group: the kinds only, never the values. (Its
-// constant is here, not in event.go's list, to keep that list's alignment.)
-const EventPaymentHandlesChanged EventType = "payment_handles_changed"
-
 // FieldPaymentHandles is the field a PAYMENT_HANDLES_CHANGED event records:
 // the kinds of handles the member shows in the group, before and after
 // (never their values), "default" when they show their default.

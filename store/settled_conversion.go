@@ -19,16 +19,10 @@ type SettledConversion struct {
 	RecordedRate
 }
 
-// Settled is what the settlement moves in balances when it completes: its
-// amount, or what it settles in another currency. A settlement of several
-// parts moves each of them (SettledParts); Settled is then its first.
-func (st *Settlement) Settled() money.Amount {
-	return st.SettledParts()[0]
-}
-
 // SettledParts is what the settlement moves in balances when it completes,
 // one amount per currency: its parts (a negative one moves the balances the
-// other way, from its recipient to its payer), or else Settled alone.
+// other way, from its recipient to its payer), or what it settles in
+// another currency, or its amount.
 func (st *Settlement) SettledParts() []money.Amount {
 	switch {
 	case len(st.Parts) > 0:

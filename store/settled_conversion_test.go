@@ -31,7 +31,7 @@ func TestSettlementInAnotherCurrency(t *testing.T) {
 	got, err := f.getSettlement(st.ID)
 	require.NoError(t, err)
 	require.Equal(t, st, got)
-	assert.Equal(t, "7.50", got.Settled().String())
+	assert.Equal(t, "7.50", got.SettledParts()[0].String())
 	assert.Equal(t, map[string]string{"1": "15.00", "2": "-15.00"}, f.nets(g.ID), "a sent settlement moves nothing")
 
 	completed := store.SettlementCompleted
