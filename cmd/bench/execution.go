@@ -42,7 +42,7 @@ func measureExecution(ctx context.Context, srv *serverSide, groupID string, n in
 			return nil, err
 		}
 		var err error
-		if m.r.calls, m.r.items, m.r.waves, err = countCalls(ctx, do, srv.calls); err != nil {
+		if m.r.calls, m.r.items, m.r.waves, err = countCalls(ctx, do, srv.calls, nil); err != nil {
 			return nil, err
 		}
 		if err := sequential(ctx, do, n, m.r); err != nil {

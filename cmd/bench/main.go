@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,8 +53,11 @@ type options struct {
 	generic    bool          // the server without its fast path (FAST_MARSHAL=false)
 }
 
+// readScreens are the screens that read, in the order they are printed.
+var readScreens = []string{"group", "home", "owes", "byid"}
+
 // allScreens is every screen the tool knows, in the order it prints them.
-var allScreens = []string{"group", "home", "owes", "byid"}
+var allScreens = append(slices.Clone(readScreens), writeScreens...)
 
 func main() {
 	var o options
@@ -190,7 +194,11 @@ func run(ctx context.Context, o options, endpoint string, cleanups *cleanupList)
 
 	// The server: exactly as apitest builds it, with its own counter.
 	serverCalls := &dynamotest.Counter{}
-	serverDB, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint}, serverCalls.Option())
+	// Both sides' clients measure capacity for the counted runs (the meter
+	// reads written items through the setup client); the server's records
+	// what each request writes, for the raw side to replay.
+	m := &meter{images: setupDB, table: table}
+	serverDB, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint}, serverCalls.Option(), m.option(), recorderOption)
 	if err != nil {
 		return err
 	}
@@ -202,16 +210,23 @@ func run(ctx context.Context, o options, endpoint string, cleanups *cleanupList)
 	if _, err := setup.CreateToken(ctx, store.Token{Hash: auth.HashToken(token), UserID: viewerID, Name: viewerName}); err != nil {
 		return err
 	}
+	writerToken, err := auth.NewToken()
+	if err != nil {
+		return err
+	}
+	if _, err := setup.CreateToken(ctx, store.Token{Hash: auth.HashToken(writerToken), UserID: writerID, Name: writerName}); err != nil {
+		return err
+	}
 	handler := httpapi.New(httpapi.Config{
 		Store:      s,
 		Log:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		LoaderWait: o.loaderWait, GenericMarshal: o.generic,
+		LoaderWait: o.loaderWait, GenericMarshal: o.generic, BotToken: botToken,
 	})
 	srv := &serverSide{handler: handler, auth: "Bearer " + token, calls: serverCalls}
 
 	// The raw client: the same client configuration, its own counter.
 	rawCalls := &dynamotest.Counter{}
-	rawDB, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint}, rawCalls.Option())
+	rawDB, err := store.NewClient(ctx, store.ClientConfig{Endpoint: endpoint}, rawCalls.Option(), m.option())
 	if err != nil {
 		return err
 	}
@@ -229,8 +244,21 @@ func run(ctx context.Context, o options, endpoint string, cleanups *cleanupList)
 	var rows []row
 	var tput []throughput
 	var exec *execution
+	var writes []*writeScreen
 	for _, name := range o.screens {
-		sc := buildScreen(name, data, srv, raw)
+		var sc screen
+		if contains(writeScreens, name) {
+			fmt.Fprintf(os.Stderr, "seeding %s's %d groups ...\n", name, o.clients)
+			writer := &serverSide{handler: handler, auth: "Bearer " + writerToken, calls: serverCalls}
+			w, err := newWriteScreen(ctx, name, setup, setupDB, table, writer, raw, o.clients, slices.Index(writeScreens, name))
+			if err != nil {
+				return fmt.Errorf("screen %s: %w", name, err)
+			}
+			sc = w.screen()
+			writes = append(writes, w)
+		} else {
+			sc = buildScreen(name, data, srv, raw)
+		}
 		fmt.Fprintf(os.Stderr, "measuring %s ...\n", name)
 		r, t, err := measureScreen(ctx, sc, o)
 		if err != nil {
@@ -252,6 +280,9 @@ func run(ctx context.Context, o options, endpoint string, cleanups *cleanupList)
 		}
 	}
 	printReport(os.Stdout, o, rows, tput, raw.booksPrefix)
+	if err := printCapacity(ctx, os.Stdout, rows, writes); err != nil {
+		return err
+	}
 	if exec != nil {
 		before, err := readBefore(o.before)
 		if err != nil {

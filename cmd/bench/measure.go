@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -25,6 +26,7 @@ const countRuns = 5
 type row struct {
 	screen, side string
 	calls        callRange // DynamoDB calls per request, by operation
+	capacity     capacity  // what one request consumes, on average
 	waves        int
 	items        [2]int // fewest and most items read by one request
 	p50, p99     time.Duration
@@ -59,13 +61,18 @@ func measureScreen(ctx context.Context, sc screen, o options) ([]row, throughput
 	var cpus [2]time.Duration
 	for i, side := range sides {
 		r := row{screen: sc.name, side: side.name}
+		if side.name == "raw" && sc.beforeRaw != nil {
+			if err := sc.beforeRaw(ctx); err != nil {
+				return nil, throughput{}, err
+			}
+		}
 		// Warm-up: the first request looks the access token up and fills
 		// connection pools; what it costs is not what a screen costs.
 		if err := side.do(ctx, true); err != nil {
 			return nil, throughput{}, fmt.Errorf("%s warm-up: %w", side.name, err)
 		}
 		var err error
-		if r.calls, r.items, r.waves, err = countCalls(ctx, side.do, side.calls); err != nil {
+		if r.calls, r.items, r.waves, err = countCalls(ctx, side.do, side.calls, &r.capacity); err != nil {
 			return nil, throughput{}, fmt.Errorf("%s: %w", side.name, err)
 		}
 		do := side.do
@@ -86,15 +93,20 @@ func measureScreen(ctx context.Context, sc screen, o options) ([]row, throughput
 // countCalls serves the screen countRuns times alone, each fully checked,
 // and reports the calls per operation (their range: the server's loaders
 // batch by timing, so a batch can split in two), the items read (their
-// range) and the fewest waves of any run.
-func countCalls(ctx context.Context, do func(context.Context, bool) error, c *dynamotest.Counter) (callRange, [2]int, int, error) {
+// range) and the fewest waves of any run; and, into capacity when it is
+// not nil, the capacity a request consumes on average.
+func countCalls(ctx context.Context, do func(context.Context, bool) error, c *dynamotest.Counter, capacity *capacity) (callRange, [2]int, int, error) {
 	calls := callRange{}
 	items := [2]int{-1, 0}
 	waves := 0
 	for i := range countRuns {
 		c.Reset()
-		if err := do(ctx, true); err != nil {
+		u := &usage{}
+		if err := do(withUsage(ctx, u), true); err != nil {
 			return nil, items, 0, err
+		}
+		if capacity != nil {
+			capacity.add(u, countRuns)
 		}
 		got := c.ByOperation()
 		for op := range got {
@@ -168,6 +180,9 @@ func concurrent(ctx context.Context, do func(context.Context, bool) error, clien
 			defer wg.Done()
 			for ctx.Err() == nil && time.Now().Before(deadline) {
 				if err := do(ctx, false); err != nil {
+					if errors.Is(err, errExhausted) {
+						return // a replay has nothing left to send: this client is done
+					}
 					if ctx.Err() == nil {
 						once.Do(func() { firstErr = err; cancel() })
 					}

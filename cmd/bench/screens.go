@@ -24,6 +24,9 @@ type screen struct {
 	// validation of the response rather than the cheap one timed runs use.
 	server, raw           func(ctx context.Context, check bool) error
 	serverCalls, rawCalls *dynamotest.Counter
+	// beforeRaw, when set, readies the raw side once the server's side is
+	// measured (a write screen's replay of what the server wrote).
+	beforeRaw func(context.Context) error
 }
 
 // buildScreen wires the named screen to both sides.
