@@ -120,7 +120,9 @@ type written struct {
 }
 
 // keyString identifies the item.
-func (w written) keyString() string { return stringAttr(w.key, "PK") + "\x00" + stringAttr(w.key, "SK") }
+func (w written) keyString() string {
+	return stringAttr(w.key, "PK") + "\x00" + stringAttr(w.key, "SK")
+}
 
 // kind is the item's sort key up to its first separator ("TX#…").
 func (w written) kind() string {
