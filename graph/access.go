@@ -141,11 +141,44 @@ func nilIfHidden[T any](v *T, err error) (any, error) {
 
 // currentExpense is the expense with this id if the viewer may see it, read
 // again strongly consistent: a write must start from the latest version, and
-// the lookup by id goes through an index that may lag behind.
+// the lookup by id goes through an index that may lag behind. The consistent
+// read goes out with the check that the viewer may see it.
 func (r *Resolver) currentExpense(ctx context.Context, id string) (*store.Expense, error) {
-	e, err := expenseByID(ctx, id)
-	if err != nil || e == nil {
+	return r.readCurrentExpense(ctx, id, false, nil)
+}
+
+// expenseToEdit is currentExpense for an edit: the memberships of the
+// expense's users and of users (those the edit names) are read with the
+// viewer's, since the edit reads them next.
+func (r *Resolver) expenseToEdit(ctx context.Context, id string, users []string) (*store.Expense, error) {
+	return r.readCurrentExpense(ctx, id, true, users)
+}
+
+// readCurrentExpense is currentExpense, with the memberships of an edit.
+func (r *Resolver) readCurrentExpense(ctx context.Context, id string, edit bool, users []string) (*store.Expense, error) {
+	if !uuidPattern.MatchString(id) {
+		return nil, nil
+	}
+	ref := store.ExpenseRef{ID: id}
+	found, err := loaders.Expense(ctx, ref)
+	if err != nil || found == nil {
 		return nil, err
 	}
-	return r.Store.CurrentExpense(ctx, e.Ref())
+	type read struct {
+		e   *store.Expense
+		err error
+	}
+	current := make(chan read, 1)
+	go func() {
+		e, err := r.Store.CurrentExpense(ctx, found.Ref())
+		current <- read{e, err}
+	}()
+	if edit {
+		loaders.PreloadMembers(ctx, found.GroupID, append(append([]string{viewerID(ctx)}, found.InvolvedUsers()...), users...))
+	}
+	if e, err := visibleExpense(ctx, ref); err != nil || e == nil {
+		return nil, err
+	}
+	got := <-current
+	return got.e, got.err
 }

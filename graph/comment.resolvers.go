@@ -63,7 +63,7 @@ func (r *mutationResolver) AddComment(ctx context.Context, expenseID string, bod
 	if err != nil {
 		return nil, err
 	}
-	loaders.Wrote(ctx, e.GroupID)
+	loaders.WroteEntries(ctx, e.GroupID)
 	return &c, nil
 }
 
@@ -91,7 +91,7 @@ func (r *mutationResolver) DeleteComment(ctx context.Context, id string) (string
 		}
 		return "", err
 	}
-	loaders.Wrote(ctx, c.GroupID)
+	loaders.WroteEntries(ctx, c.GroupID)
 	return id, nil
 }
 

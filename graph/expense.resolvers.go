@@ -38,11 +38,12 @@ func (r *expenseResolver) RestorableUntil(ctx context.Context, obj *store.Expens
 
 // History is the resolver for the history field.
 func (r *expenseResolver) History(ctx context.Context, obj *store.Expense) ([]store.Revision, error) {
-	return r.Store.ListRevisions(ctx, obj.GroupID, obj.ID)
+	return r.Store.ListExpenseRevisions(ctx, obj)
 }
 
 // CreateExpense is the resolver for the createExpense field.
 func (r *mutationResolver) CreateExpense(ctx context.Context, input model.CreateExpenseInput) (*store.Expense, error) {
+	loaders.PreloadMembers(ctx, input.GroupID, append([]string{viewerID(ctx)}, inputUsers(input)...))
 	g, err := visibleGroup(ctx, input.GroupID)
 	if err != nil || g == nil {
 		return nil, orNotFound(err, "group")
@@ -71,13 +72,13 @@ func (r *mutationResolver) CreateExpense(ctx context.Context, input model.Create
 	case err != nil:
 		return nil, err
 	}
-	loaders.Wrote(ctx, g.ID)
+	loaders.WroteEntries(ctx, g.ID)
 	return &created, nil
 }
 
 // UpdateExpense is the resolver for the updateExpense field.
 func (r *mutationResolver) UpdateExpense(ctx context.Context, id string, input model.UpdateExpenseInput) (*store.Expense, error) {
-	e, err := r.currentExpense(ctx, id)
+	e, err := r.expenseToEdit(ctx, id, inputUsers(model.CreateExpenseInput{PayerID: input.PayerID, Payers: input.Payers, Splits: input.Splits}))
 	if err != nil || e == nil {
 		return nil, orNotFound(err, "expense")
 	}
@@ -107,7 +108,7 @@ func (r *mutationResolver) UpdateExpense(ctx context.Context, id string, input m
 	if err != nil {
 		return nil, err
 	}
-	loaders.Wrote(ctx, e.GroupID)
+	loaders.WroteEntries(ctx, e.GroupID)
 	return &updated, nil
 }
 
@@ -127,7 +128,7 @@ func (r *mutationResolver) DeleteExpense(ctx context.Context, id string) (string
 	if _, err := r.Store.DeleteExpense(ctx, *e, me); err != nil {
 		return "", err
 	}
-	loaders.Wrote(ctx, e.GroupID)
+	loaders.WroteEntries(ctx, e.GroupID)
 	return id, nil
 }
 
@@ -151,7 +152,7 @@ func (r *mutationResolver) RestoreExpense(ctx context.Context, id string) (*stor
 	if err != nil {
 		return nil, err
 	}
-	loaders.Wrote(ctx, e.GroupID)
+	loaders.WroteEntries(ctx, e.GroupID)
 	return &restored, nil
 }
 

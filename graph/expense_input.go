@@ -11,6 +11,29 @@ import (
 	"github.com/fracti/api/store"
 )
 
+// inputUsers are the users an expense's input names as payers and
+// beneficiaries (items' shares aside), each once, in order.
+func inputUsers(in model.CreateExpenseInput) []string {
+	var users []string
+	seen := map[string]bool{}
+	add := func(u string) {
+		if !seen[u] {
+			seen[u] = true
+			users = append(users, u)
+		}
+	}
+	if in.PayerID != nil {
+		add(*in.PayerID)
+	}
+	for _, p := range in.Payers {
+		add(p.UserID)
+	}
+	for _, sp := range in.Splits {
+		add(sp.UserID)
+	}
+	return users
+}
+
 // newExpense checks a createExpense input against the group and works out
 // every payer's and beneficiary's exact amount. Every rejection names its
 // input field.

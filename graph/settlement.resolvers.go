@@ -18,6 +18,13 @@ import (
 
 // CreateSettlement is the resolver for the createSettlement field.
 func (r *mutationResolver) CreateSettlement(ctx context.Context, input model.CreateSettlementInput) (*store.Settlement, error) {
+	parties := []string{viewerID(ctx)} // and the other party: read at once
+	for _, u := range []*string{input.FromUserID, input.ToUserID} {
+		if u != nil {
+			parties = append(parties, *u)
+		}
+	}
+	loaders.PreloadMembers(ctx, input.GroupID, parties)
 	g, err := visibleGroup(ctx, input.GroupID)
 	if err != nil || g == nil {
 		return nil, orNotFound(err, "group")
@@ -100,7 +107,7 @@ func (r *mutationResolver) CreateSettlement(ctx context.Context, input model.Cre
 	if err != nil {
 		return nil, err
 	}
-	loaders.Wrote(ctx, g.ID)
+	loaders.WroteEntries(ctx, g.ID)
 	return &created, nil
 }
 
@@ -142,7 +149,7 @@ func (r *mutationResolver) UpdateSettlement(ctx context.Context, id string, inpu
 	if err != nil {
 		return nil, err
 	}
-	loaders.Wrote(ctx, st.GroupID)
+	loaders.WroteEntries(ctx, st.GroupID)
 	return &updated, nil
 }
 

@@ -76,6 +76,23 @@ func Members(ctx context.Context, groupID string, userIDs []string) ([]*store.Me
 	return wait(thunks)
 }
 
+// PreloadMembers starts reading a group's METADATA and these users'
+// memberships in it, in one read that waits for no batch window, without
+// waiting for it: a request that checks the viewer (give their id) and then
+// the users an input names reads them all at once. At most MaxPrefetch
+// users are read.
+func PreloadMembers(ctx context.Context, groupID string, userIDs []string) {
+	keys := []store.GroupItemKey{store.GroupKey(groupID)}
+	for _, u := range userIDs[:min(len(userIDs), MaxPrefetch)] {
+		keys = append(keys, store.MemberKey{GroupID: groupID, UserID: u}.Item())
+	}
+	from(ctx).items.preload(ctx, keys)
+}
+
+// MaxPrefetch bounds what one PreloadMembers reads, so that an input too
+// large to be valid cannot make a large read before it is refused.
+const MaxPrefetch = store.MaxExpenseParticipants + 1
+
 // GroupAndMember is a group and one user's membership in it: the pair every
 // check of who may see a group needs, read together.
 func GroupAndMember(ctx context.Context, groupID, userID string) (*store.Group, *store.Member, error) {

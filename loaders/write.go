@@ -13,9 +13,23 @@ import (
 // returns, and every mutation after it in the same operation, reads the
 // group as the write left it.
 func Wrote(ctx context.Context, groupID string) {
+	wrote(ctx, groupID, func(k store.GroupItemKey) bool { return k.GroupID == groupID })
+}
+
+// WroteEntries is Wrote for a write that records, changes or removes an
+// expense, a settlement or a comment: such a write changes the group's
+// ledger and books but never its METADATA or its memberships, so those stay
+// cached (a response naming the payer reads nothing more).
+func WroteEntries(ctx context.Context, groupID string) {
+	wrote(ctx, groupID, func(k store.GroupItemKey) bool { return k.GroupID == groupID && k.Ledger })
+}
+
+// wrote drops what a write to the group can have changed, of the group's
+// items those drop says.
+func wrote(ctx context.Context, groupID string, drop func(store.GroupItemKey) bool) {
 	l := from(ctx)
 	l.started.forgetGroup(groupID)
-	l.items.cache.deleteFunc(func(k store.GroupItemKey) bool { return k.GroupID == groupID })
+	l.items.cache.deleteFunc(drop)
 	l.books.Clear(ctx, groupID)
 	l.expenses.cache.deleteFunc(func(r store.ExpenseRef) bool { return r.GroupID == groupID || r.GroupID == "" })
 	l.settlements.cache.deleteFunc(func(r store.SettlementRef) bool { return r.GroupID == groupID || r.GroupID == "" })

@@ -21,9 +21,15 @@ import (
 // the new one's) and its day item moved (a Delete and a Put).
 const MaxExpenseParticipants = maxTransactItems - 9
 
+// maxLaterRevisionParticipants is the most users an expense may involve for
+// its first revision to wait for its first change, which then writes it:
+// one item more than the largest edit above.
+const maxLaterRevisionParticipants = MaxExpenseParticipants - 1
+
 // CreateExpense writes the expense (version 1), its participant records,
-// its effect on the group's balances, its first revision and the group's
-// activity event in one transaction, on condition that the group exists and
+// its effect on the group's balances and the group's activity event in one
+// transaction (its first revision waits for its first change, see
+// ListExpenseRevisions), on condition that the group exists and
 // that every payer and beneficiary is a member. The store assigns the
 // expense's id and creation time (and SpentAt, when it is not given).
 // Payers may be left empty for a single payer named by PayerID; otherwise
@@ -64,7 +70,15 @@ func (s *Store) createExpense(ctx context.Context, groupTitle string, e Expense,
 		return Expense{}, err
 	}
 	rev := createdRevision(&e)
-	puts := []any{e.record(), rev.record()}
+	// The first revision is the expense itself until it changes: its first
+	// change writes it (appendRevisions), which saves every expense never
+	// edited an item. Only an expense too large for its first change to
+	// carry one more item stores it now.
+	e.firstRevisionLater = len(involved) <= maxLaterRevisionParticipants
+	puts := []any{e.record()}
+	if !e.firstRevisionLater {
+		puts = append(puts, rev.record())
+	}
 	for _, p := range e.participantRecords(groupTitle) {
 		puts = append(puts, p)
 	}

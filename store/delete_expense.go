@@ -109,23 +109,27 @@ func (s *Store) versionConflict(err error, i int) error {
 	return &VersionConflict{What: "expense", Current: es[0].Version}
 }
 
-// appendRevisions adds rev's item to a transaction, and, for an expense
-// written before revisions were kept, its first revision too (written the
-// same way by `migrate`, so writing it again changes nothing).
+// appendRevisions adds rev's item to a transaction, and, for an expense at
+// version 1 whose first revision is not stored, that one too: an expense
+// created without it (Expense.firstRevisionLater), or written before
+// revisions were kept (written the same way by `migrate`, so writing it
+// again changes nothing).
 func (s *Store) appendRevisions(items []types.TransactWriteItem, e *Expense, rev Revision) ([]types.TransactWriteItem, error) {
 	put, err := s.putNew(rev.record(), "revision")
 	if err != nil {
 		return nil, err
 	}
 	items = append(items, put)
-	if e.format >= formatCurrent || e.Version != 1 {
+	if e.Version != 1 || (e.format >= formatCurrent && !e.firstRevisionLater) {
 		return items, nil
 	}
 	first, err := s.putNew(createdRevisionRecord(e), "revision")
 	if err != nil {
 		return nil, err
 	}
-	first.Put.ConditionExpression = nil // identical when migrate wrote it already
+	if !e.firstRevisionLater {
+		first.Put.ConditionExpression = nil // identical when migrate wrote it already
+	}
 	return append(items, first), nil
 }
 

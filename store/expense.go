@@ -66,6 +66,10 @@ type Expense struct {
 	Adjustments []Adjustment
 	// format is the formatVersion of the item it was read from.
 	format int
+	// firstRevisionLater says that its first revision is not stored yet:
+	// while it is at version 1 the revision is the expense itself, and its
+	// first change writes it (appendRevisions).
+	firstRevisionLater bool
 }
 
 // Currency is the currency of the expense's amount.
@@ -156,6 +160,9 @@ type expenseRecord struct {
 	// Items and Adjustments are an itemized expense's lines (itemized.go).
 	Items       []itemRecord       `dynamodbav:"it,omitempty"`
 	Adjustments []adjustmentRecord `dynamodbav:"aj,omitempty"`
+	// RevisionLater is set on an expense created without its first
+	// revision, which its first change writes (Expense.firstRevisionLater).
+	RevisionLater bool `dynamodbav:"revLater,omitempty"`
 }
 
 type splitRecord struct {
@@ -197,7 +204,7 @@ func (e *Expense) record() expenseRecord {
 		Category: e.Category, CreatedAt: ts, CreatedBy: e.CreatedBy,
 		Version: e.Version, FormatVersion: formatCurrent, SpentOn: e.SpentOn, conversionRecord: conversionRecordOf(e.Conversion),
 		SeriesID: e.SeriesID, Receipts: receiptRecords(e.Receipts),
-		Items: itemRecords(e.Items), Adjustments: adjustmentRecords(e.Adjustments),
+		Items: itemRecords(e.Items), Adjustments: adjustmentRecords(e.Adjustments), RevisionLater: e.firstRevisionLater && e.Version == 1,
 	}
 	if !e.SpentAt.IsZero() && !e.SpentAt.Equal(e.CreatedAt) {
 		r.SpentAt = formatTime(e.SpentAt)
@@ -269,7 +276,8 @@ func (r *expenseRecord) expense() (Expense, error) {
 		Amount: amount, Description: r.Description, Category: r.Category,
 		SplitType: SplitType(r.SplitType), Splits: splits, CreatedAt: created, CreatedBy: r.CreatedBy,
 		SpentAt: created, SpentOn: r.SpentOn, Version: max(r.Version, 1), DeletedBy: r.DeletedBy, format: max(r.FormatVersion, 1),
-		SeriesID: r.SeriesID,
+		firstRevisionLater: r.RevisionLater,
+		SeriesID:           r.SeriesID,
 	}
 	if r.SpentAt != "" {
 		if e.SpentAt, err = parseTime(r.SpentAt); err != nil {

@@ -19,3 +19,16 @@ func (s *Store) ListRevisions(ctx context.Context, groupID, expenseID string) ([
 	}, func(r *Revision) { out = append(out, *r) })
 	return out, err
 }
+
+// ListExpenseRevisions returns every revision of the expense e (as read),
+// newest first: those stored, and its first, while it waits for the
+// expense's first change (Expense.firstRevisionLater), made from e itself.
+func (s *Store) ListExpenseRevisions(ctx context.Context, e *Expense) ([]Revision, error) {
+	revs, err := s.ListRevisions(ctx, e.GroupID, e.ID)
+	if err != nil || !e.firstRevisionLater || e.Version != 1 || len(revs) > 0 {
+		return revs, err
+	}
+	first := createdRevision(e)
+	first.raw = nil // as a stored revision reads back
+	return []Revision{first}, nil
+}

@@ -41,6 +41,10 @@ type itemCost struct {
 	table    float64
 	index    float64 // every global secondary index together
 	transact bool
+	// stored is the bytes the write adds to what the table stores (a new
+	// item: its size and 100 bytes of overhead, in the table and in each
+	// index that holds it).
+	stored int
 }
 
 // units is the write units of the item on the table and its indexes.
@@ -153,9 +157,19 @@ func (w written) cost(before, after item) itemCost {
 	}
 	for _, keys := range indexKeys {
 		c.index += indexUnits(before, after, keys)
+		if before == nil && inIndex(after, keys) {
+			c.stored += itemSize(after) + storageOverhead
+		}
+	}
+	if before == nil && after != nil {
+		c.stored += itemSize(after) + storageOverhead
 	}
 	return c
 }
+
+// storageOverhead is what DynamoDB adds to each item it stores, in the
+// table and in every index, for billing.
+const storageOverhead = 100
 
 // indexUnits is what a write costs one index with projection ALL.
 func indexUnits(before, after item, keys [2]string) float64 {
@@ -466,6 +480,7 @@ type capacity struct {
 	writeUnits    float64 // write units, by the rules, item by item
 	reportedWrite float64 // write units, as DynamoDB (Local) reports them
 	itemsWritten  float64
+	stored        float64    // bytes added to storage
 	items         []itemCost // the items of the last run, for the breakdown
 }
 
@@ -480,5 +495,8 @@ func (c *capacity) add(u *usage, runs int) {
 	c.reportedWrite += write / n
 	c.itemsWritten += float64(len(items)) / n
 	c.writeUnits += u.writeUnits() / n
+	for _, it := range items {
+		c.stored += float64(it.stored) / n
+	}
 	c.items = items
 }

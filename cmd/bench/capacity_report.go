@@ -12,6 +12,7 @@ import (
 const (
 	pricePerMillionWrites = 0.625
 	pricePerMillionReads  = 0.125
+	pricePerGBMonth       = 0.25 // storage, beyond the free 25 GB
 )
 
 // month is the activity of one group of 6 in a month, for its bill: the
@@ -29,7 +30,7 @@ var month = []struct {
 }
 
 // printCapacity writes what each screen's request consumes, beside seed
-// 000's design for the same action, item by item for the expenses, and a
+// 000's design for the same action, item by item for the writes, and a
 // month's bill for a group of 6.
 func printCapacity(ctx context.Context, w io.Writer, rows []row, writes []*writeScreen) error {
 	seeds := map[string][2]float64{} // units, and 1 where seed 000 has the action
@@ -59,7 +60,7 @@ func printCapacity(ctx context.Context, w io.Writer, rows []row, writes []*write
 	_ = tw.Flush()
 
 	for _, r := range rows {
-		if r.side != "server" || len(r.capacity.items) == 0 || (r.screen != "create3" && r.screen != "create6" && r.screen != "create20") {
+		if r.side != "server" || len(r.capacity.items) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s, item by item (the server's last counted request):\n", r.screen)
@@ -77,7 +78,7 @@ func printCapacity(ctx context.Context, w io.Writer, rows []row, writes []*write
 			byScreen[r.screen] = r.capacity
 		}
 	}
-	var reads, writesUnits float64
+	var reads, writesUnits, stored float64
 	fmt.Fprintln(w, "\na month of a group of 6, at on-demand prices ($0.625 per million write units, $0.125 per million read units):")
 	for _, m := range month {
 		c, ok := byScreen[m.screen]
@@ -87,10 +88,13 @@ func printCapacity(ctx context.Context, w io.Writer, rows []row, writes []*write
 		}
 		reads += m.times * c.readUnits
 		writesUnits += m.times * c.writeUnits
+		stored += m.times * c.stored
 		fmt.Fprintf(w, "  %4.0f %s: %.0f read units, %.0f write units\n", m.times, m.what, m.times*c.readUnits, m.times*c.writeUnits)
 	}
 	fmt.Fprintf(w, "  together: %.0f read units ($%.6f), %.0f write units ($%.6f): $%.5f a month\n",
 		reads, reads*pricePerMillionReads/1e6, writesUnits, writesUnits*pricePerMillionWrites/1e6,
 		(reads*pricePerMillionReads+writesUnits*pricePerMillionWrites)/1e6)
+	fmt.Fprintf(w, "  and what it adds to storage: %.0f KB, $%.6f a month from then on ($0.25 per GB-month, beyond the free 25 GB)\n",
+		stored/1024, stored/(1<<30)*pricePerGBMonth)
 	return nil
 }
