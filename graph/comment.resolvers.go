@@ -47,7 +47,12 @@ func (r *mutationResolver) AddComment(ctx context.Context, expenseID string, bod
 	if err != nil {
 		return nil, err
 	}
-	e, err := r.currentExpense(ctx, expenseID)
+	// The expense as the index has it: the comment's transaction checks
+	// that it stands (and that you are a member) as it writes.
+	e, err := expenseByID(ctx, expenseID)
+	if err == nil && e != nil && e.DeletedAt != nil {
+		e, err = r.Store.CurrentExpense(ctx, e.Ref()) // the index may lag behind a restore
+	}
 	if err != nil || e == nil {
 		return nil, orNotFound(err, "expense")
 	}

@@ -239,8 +239,11 @@ func signInitData(id int64, name string) string {
 }
 
 // prepare turns the server's recorded writes into the raw side's replay
-// (renamed to the copies), before the raw side is measured.
-func (w *writeScreen) prepare(context.Context) error {
+// (renamed to the copies), before the raw side is measured, and replays
+// each group's first request as the server made it before it was measured,
+// so that both sides measure the same requests (a group's first edit, say,
+// also stores the expense's first revision).
+func (w *writeScreen) prepare(ctx context.Context) error {
 	if w.prepared {
 		return nil
 	}
@@ -263,6 +266,12 @@ func (w *writeScreen) prepare(context.Context) error {
 			rg.requests = append(rg.requests, steps)
 		}
 		if len(rg.requests) > 0 {
+			if err := w.raw.replaySteps(ctx, rg.requests[0]); err != nil {
+				return fmt.Errorf("first request: %w", err)
+			}
+			rg.next = 1
+		}
+		if rg.next < len(rg.requests) {
 			w.rawLeft.Add(1)
 			w.rawPool <- rg
 		}
