@@ -65,7 +65,7 @@ func noteFailed(ctx context.Context) {
 // is a plain id, else a new one; returned in the same header), a deadline,
 // a budget of DynamoDB calls, and one access log line when it is done: id,
 // operation, user, status, duration and DynamoDB calls. Never a token or a
-// body. The same figures go to the metrics.
+// body. The same figures go to the metrics, with the capacity the calls consumed.
 func withRequest(log *slog.Logger, calls int, m *metrics.Metrics, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -74,6 +74,7 @@ func withRequest(log *slog.Logger, calls int, m *metrics.Metrics, next http.Hand
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
 		ctx = store.WithCallBudget(graph.WithRequestID(context.WithValue(ctx, accessKey{}, rec), id), calls)
+		ctx = metrics.WithRequestCapacity(ctx)
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(ctx))
 
@@ -87,7 +88,7 @@ func withRequest(log *slog.Logger, calls int, m *metrics.Metrics, next http.Hand
 			slog.Int("dynamodb_calls", calls),
 		)
 		m.ObserveRequest(metrics.Request{Operation: rec.operation, Type: rec.kind, Status: sw.code(),
-			Failed: rec.failed || sw.code() >= 400, Duration: took, DynamoDBCalls: calls})
+			Failed: rec.failed || sw.code() >= 400, Duration: took, DynamoDBCalls: calls, CapacityUnits: metrics.RequestCapacity(ctx)})
 	})
 }
 

@@ -128,6 +128,25 @@ func TestMetrics(t *testing.T) {
 		}
 		// The screen's reads went through the request's dataloaders.
 		require.Greater(t, after.Count("fracti_loader_batch_keys", nil), before.Count("fracti_loader_batch_keys", nil))
+		api.requireCallsMatch(t)
+	})
+
+	t.Run("consumed capacity per GraphQL operation", func(t *testing.T) {
+		before := api.scrape(t)
+		ann.Must(nil, `mutation Record($g: ID!) { createExpense(input: {groupId: $g, amount: "9.00", description: "Tea", splitType: EQUAL, splits: [{userId: "1001"}]}) { id } }`, "g", g)
+		ann.Must(nil, `query Screen($g: ID!) { group(id: $g) { title expenses(first: 10) { nodes { amount } } } }`, "g", g)
+		after := api.scrape(t)
+		capacity := func(op, typ string) float64 {
+			l := scrape.Labels{"operation": op, "type": typ}
+			return after.Sum("fracti_graphql_consumed_capacity_units_total", l) - before.Sum("fracti_graphql_consumed_capacity_units_total", l)
+		}
+		write, read := capacity("Record", "mutation"), capacity("Screen", "query")
+		require.Positive(t, read)
+		require.Greater(t, write, read, "a write costs more than a read of a small group")
+		// Each request's share is part of what the DynamoDB calls reported
+		// (background work, if any ran meanwhile, has no request).
+		all := after.Sum("fracti_dynamodb_consumed_capacity_units_total", nil) - before.Sum("fracti_dynamodb_consumed_capacity_units_total", nil)
+		require.LessOrEqual(t, write+read, all+1e-9)
 		require.Zero(t, after.Sum("fracti_dynamodb_throttles_total", nil))
 		require.Zero(t, after.Sum("fracti_dynamodb_retries_total", nil))
 		api.requireCallsMatch(t)

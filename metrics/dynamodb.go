@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -72,8 +73,44 @@ func (m *Metrics) measureCall(ctx context.Context, in middleware.InitializeInput
 		m.dynamoFailures.WithLabelValues(op, failureCode(err)).Inc()
 	} else if units, ok := consumedCapacity(out.Result); ok {
 		m.dynamoCapacity.WithLabelValues(op).Add(units)
+		if rc, _ := ctx.Value(requestCapacityKey{}).(*requestCapacity); rc != nil {
+			rc.add(units)
+		}
 	}
 	return out, md, err
+}
+
+// requestCapacity sums the capacity units one request's calls consumed.
+type requestCapacity struct {
+	mu    sync.Mutex
+	units float64
+}
+
+func (rc *requestCapacity) add(units float64) {
+	rc.mu.Lock()
+	rc.units += units
+	rc.mu.Unlock()
+}
+
+type requestCapacityKey struct{}
+
+// WithRequestCapacity sums the capacity units DynamoDB reports for the calls
+// made under the returned context (and contexts derived from it, such as a
+// request's loaders), for RequestCapacity.
+func WithRequestCapacity(ctx context.Context) context.Context {
+	return context.WithValue(ctx, requestCapacityKey{}, &requestCapacity{})
+}
+
+// RequestCapacity is the capacity units consumed under ctx so far (0
+// without WithRequestCapacity): what the request costs on the bill.
+func RequestCapacity(ctx context.Context) float64 {
+	rc, _ := ctx.Value(requestCapacityKey{}).(*requestCapacity)
+	if rc == nil {
+		return 0
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.units
 }
 
 func (m *Metrics) measureAttempt(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {

@@ -43,10 +43,13 @@ type Request struct {
 	Duration time.Duration
 	// DynamoDBCalls is how many DynamoDB calls the request made.
 	DynamoDBCalls int
+	// CapacityUnits is the capacity DynamoDB reported its calls consumed
+	// (RequestCapacity).
+	CapacityUnits float64
 }
 
 // ObserveRequest counts one GraphQL request over HTTP and records its
-// duration and DynamoDB calls.
+// duration, DynamoDB calls and the capacity they consumed.
 func (m *Metrics) ObserveRequest(r Request) {
 	if m == nil {
 		return
@@ -63,6 +66,7 @@ func (m *Metrics) ObserveRequest(r Request) {
 	m.requests.WithLabelValues(op, typ, strconv.Itoa(r.Status), outcome).Inc()
 	m.requestDuration.WithLabelValues(op, typ).Observe(r.Duration.Seconds())
 	m.requestCalls.WithLabelValues(op, typ).Observe(float64(r.DynamoDBCalls))
+	m.requestCapacity.WithLabelValues(op, typ).Add(r.CapacityUnits)
 }
 
 // errorCode is the shape of the codes the server puts in extensions.code.

@@ -29,6 +29,7 @@ type Metrics struct {
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
 	requestCalls    *prometheus.HistogramVec
+	requestCapacity *prometheus.CounterVec
 	errors          *prometheus.CounterVec
 	operations      *operationNames
 
@@ -70,6 +71,10 @@ func New() *Metrics {
 			Namespace: namespace, Subsystem: "graphql", Name: "request_dynamodb_calls",
 			Help:    "DynamoDB calls one GraphQL request over HTTP made, the credential check included, by operation name and type.",
 			Buckets: []float64{0, 1, 2, 3, 5, 10, 20, 50, 100, 250},
+		}, []string{"operation", "type"}),
+		requestCapacity: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Subsystem: "graphql", Name: "consumed_capacity_units_total",
+			Help: "Capacity units DynamoDB reported consumed by GraphQL requests over HTTP (the credential check included), by operation name and type: what each operation costs on the bill.",
 		}, []string{"operation", "type"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Subsystem: "graphql", Name: "errors_total",
@@ -131,7 +136,7 @@ func New() *Metrics {
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.requestDuration, m.requestCalls, m.errors,
+		m.requests, m.requestDuration, m.requestCalls, m.requestCapacity, m.errors,
 		m.dynamoCalls, m.dynamoFailures, m.dynamoDuration, m.dynamoRetries, m.dynamoThrottles, m.dynamoCapacity,
 		m.loaderBatches, m.liveConnections, m.liveRefused, m.liveFanout, subscriptions,
 	)
