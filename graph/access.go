@@ -144,23 +144,7 @@ func nilIfHidden[T any](v *T, err error) (any, error) {
 // the lookup by id goes through an index that may lag behind. The consistent
 // read goes out with the check that the viewer may see it.
 func (r *Resolver) currentExpense(ctx context.Context, id string) (*store.Expense, error) {
-	return r.readCurrentExpense(ctx, id, false, nil)
-}
-
-// expenseToEdit is currentExpense for an edit: the memberships of the
-// expense's users and of users (those the edit names) are read with the
-// viewer's, since the edit reads them next.
-func (r *Resolver) expenseToEdit(ctx context.Context, id string, users []string) (*store.Expense, error) {
-	return r.readCurrentExpense(ctx, id, true, users)
-}
-
-// readCurrentExpense is currentExpense, with the memberships of an edit.
-func (r *Resolver) readCurrentExpense(ctx context.Context, id string, edit bool, users []string) (*store.Expense, error) {
-	if !uuidPattern.MatchString(id) {
-		return nil, nil
-	}
-	ref := store.ExpenseRef{ID: id}
-	found, err := loaders.Expense(ctx, ref)
+	found, err := expenseByIDUnchecked(ctx, id)
 	if err != nil || found == nil {
 		return nil, err
 	}
@@ -173,12 +157,39 @@ func (r *Resolver) readCurrentExpense(ctx context.Context, id string, edit bool,
 		e, err := r.Store.CurrentExpense(ctx, found.Ref())
 		current <- read{e, err}
 	}()
-	if edit {
-		loaders.PreloadMembers(ctx, found.GroupID, append(append([]string{viewerID(ctx)}, found.InvolvedUsers()...), users...))
-	}
-	if e, err := visibleExpense(ctx, ref); err != nil || e == nil {
+	if e, err := visibleExpense(ctx, store.ExpenseRef{ID: id}); err != nil || e == nil {
 		return nil, err
 	}
 	got := <-current
 	return got.e, got.err
+}
+
+// expenseToEdit is currentExpense for an edit: the group and the
+// memberships of the viewer, of the expense's users and of users (those the
+// edit names) are read in the same call as the latest version (strongly
+// consistent too), since the check and the edit read them next.
+func (r *Resolver) expenseToEdit(ctx context.Context, id string, users []string) (*store.Expense, error) {
+	found, err := expenseByIDUnchecked(ctx, id)
+	if err != nil || found == nil {
+		return nil, err
+	}
+	keys := loaders.GroupItemsToRead(ctx, found.GroupID, append(append([]string{viewerID(ctx)}, found.InvolvedUsers()...), users...))
+	current, items, err := r.Store.CurrentExpenseWith(ctx, found.Ref(), keys)
+	if err != nil {
+		return nil, err
+	}
+	loaders.PrimeGroupItems(ctx, keys, items)
+	if e, err := visibleExpense(ctx, store.ExpenseRef{ID: id}); err != nil || e == nil {
+		return nil, err
+	}
+	return current, nil
+}
+
+// expenseByIDUnchecked is the expense with this id as the index has it,
+// before any check of who may see it: only to start reads with that check.
+func expenseByIDUnchecked(ctx context.Context, id string) (*store.Expense, error) {
+	if !uuidPattern.MatchString(id) {
+		return nil, nil
+	}
+	return loaders.Expense(ctx, store.ExpenseRef{ID: id})
 }

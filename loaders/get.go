@@ -82,11 +82,41 @@ func Members(ctx context.Context, groupID string, userIDs []string) ([]*store.Me
 // the users an input names reads them all at once. At most MaxPrefetch
 // users are read.
 func PreloadMembers(ctx context.Context, groupID string, userIDs []string) {
+	from(ctx).items.preload(ctx, membersKeys(groupID, userIDs))
+}
+
+// GroupItemsToRead are the keys of a group's METADATA and these users'
+// memberships in it that the request has not read yet (at most MaxPrefetch
+// users): for a read that another one makes with its own (PrimeGroupItems).
+func GroupItemsToRead(ctx context.Context, groupID string, userIDs []string) []store.GroupItemKey {
+	c := from(ctx).items.cache
+	var keys []store.GroupItemKey
+	seen := map[store.GroupItemKey]bool{}
+	for _, k := range membersKeys(groupID, userIDs) {
+		if _, cached := c.Get(ctx, k); !cached && !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// PrimeGroupItems caches group items read elsewhere, aligned with keys.
+func PrimeGroupItems(ctx context.Context, keys []store.GroupItemKey, items []store.GroupItem) {
+	l := from(ctx)
+	for i, k := range keys {
+		l.items.prime(ctx, k, &items[i])
+	}
+}
+
+// membersKeys are the keys of a group's METADATA and these users'
+// memberships, at most MaxPrefetch of them.
+func membersKeys(groupID string, userIDs []string) []store.GroupItemKey {
 	keys := []store.GroupItemKey{store.GroupKey(groupID)}
 	for _, u := range userIDs[:min(len(userIDs), MaxPrefetch)] {
 		keys = append(keys, store.MemberKey{GroupID: groupID, UserID: u}.Item())
 	}
-	from(ctx).items.preload(ctx, keys)
+	return keys
 }
 
 // MaxPrefetch bounds what one PreloadMembers reads, so that an input too

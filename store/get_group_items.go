@@ -59,6 +59,12 @@ func (s *Store) getGroupItems(ctx context.Context, keys []GroupItemKey, consiste
 	if err != nil {
 		return nil, err
 	}
+	return decodeGroupItems(avKeys, items)
+}
+
+// decodeGroupItems is what items read hold for each of keys, aligned with them.
+func decodeGroupItems(avKeys, items []map[string]types.AttributeValue) ([]GroupItem, error) {
+	var err error
 	byKey := make(map[[2]string]GroupItem, len(items))
 	for _, item := range items {
 		var got GroupItem
@@ -82,7 +88,7 @@ func (s *Store) getGroupItems(ctx context.Context, keys []GroupItemKey, consiste
 		}
 		byKey[[2]string{keyAttr(item, attrPK), keyAttr(item, attrSK)}] = got
 	}
-	out := make([]GroupItem, len(keys))
+	out := make([]GroupItem, len(avKeys))
 	for i, k := range avKeys {
 		out[i] = byKey[[2]string{keyAttr(k, attrPK), keyAttr(k, attrSK)}]
 	}
