@@ -138,3 +138,29 @@ func frameLength(b []byte) (int, bool) {
 	}
 	return hdr + int(n), true
 }
+
+// wsFrameHeaderRoom is the room left before a message for its frame's
+// header (textFrame): the longest a server's header is.
+const wsFrameHeaderRoom = 10
+
+// textFrame puts the header of a final, unmasked text frame in the room
+// before the message b[wsFrameHeaderRoom:], and returns the frame.
+func textFrame(b []byte) []byte {
+	const room = wsFrameHeaderRoom
+	n := len(b) - room
+	start := room - 2
+	switch {
+	case n < 126:
+		b[start+1] = byte(n)
+	case n <= 0xffff:
+		start = room - 4
+		b[start+1] = 126
+		binary.BigEndian.PutUint16(b[start+2:room], uint16(n))
+	default:
+		start = 0
+		b[1] = 127
+		binary.BigEndian.PutUint64(b[2:room], uint64(n))
+	}
+	b[start] = 0x81 // FIN, text
+	return b[start:]
+}

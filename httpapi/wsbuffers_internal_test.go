@@ -69,3 +69,26 @@ func TestFrameWriterWritesWholeFrames(t *testing.T) {
 	}
 	require.Equal(t, [][]byte{small, large, small}, conn.writes)
 }
+
+// textFrame makes the frame coder/websocket would send for the message:
+// final, text, unmasked, the shortest length encoding; one frame whole.
+func TestTextFrame(t *testing.T) {
+	for _, tc := range []struct {
+		n      int
+		header []byte
+	}{
+		{0, []byte{0x81, 0}},
+		{125, []byte{0x81, 125}},
+		{126, []byte{0x81, 126, 0, 126}},
+		{65535, []byte{0x81, 126, 0xff, 0xff}},
+		{65536, []byte{0x81, 127, 0, 0, 0, 0, 0, 1, 0, 0}},
+	} {
+		msg := bytes.Repeat([]byte("x"), tc.n)
+		frame := textFrame(append(make([]byte, wsFrameHeaderRoom), msg...))
+		require.Equal(t, tc.header, frame[:len(tc.header)], "header for %d bytes", tc.n)
+		require.Equal(t, msg, frame[len(tc.header):])
+		n, ok := frameLength(frame)
+		require.True(t, ok)
+		require.Equal(t, len(frame), n)
+	}
+}
