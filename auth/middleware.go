@@ -245,10 +245,37 @@ func (a *Authenticator) authenticateToken(ctx context.Context, token string) (Id
 	if err := checkToken(token); err != nil {
 		return Identity{}, err
 	}
+	return a.authenticateHash(ctx, HashToken(token))
+}
+
+// Recheck returns the check of a credential that was good once, to run
+// again as long as a connection holds it (Authenticate's answer, without
+// the identity): an access token is split from its header and hashed once
+// here, not on every check, since a live connection rechecks it before
+// each event it is sent.
+func (a *Authenticator) Recheck(header string) func(context.Context) error {
+	scheme, cred, err := splitAuthorization(header)
+	if header == "" || err != nil || scheme == "tma" {
+		return func(ctx context.Context) error {
+			_, err := a.Authenticate(ctx, header)
+			return err
+		}
+	}
+	if err := checkToken(cred); err != nil {
+		return func(context.Context) error { return err }
+	}
+	hash := HashToken(cred)
+	return func(ctx context.Context) error {
+		_, err := a.authenticateHash(ctx, hash)
+		return err
+	}
+}
+
+// authenticateHash is authenticateToken of the token with the hash.
+func (a *Authenticator) authenticateHash(ctx context.Context, hash string) (Identity, error) {
 	if a.Tokens == nil {
 		return Identity{}, fmt.Errorf("%w: no token store is configured", ErrAuthUnavailable)
 	}
-	hash := HashToken(token)
 	info, err := a.lookupToken(ctx, hash)
 	switch {
 	case errors.Is(err, ErrTokenUnknown):

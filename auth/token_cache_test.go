@@ -150,3 +150,30 @@ func TestTokenCacheCanBeOff(t *testing.T) {
 	require.Equal(t, 2, s.tokens.callCount())
 	require.Zero(t, s.auth.tokens.len())
 }
+
+// A live connection's recheck answers as Authenticate does, for a token
+// hashed once: good, expired, revoked, malformed; init data as ever.
+func TestRecheckAnswersAsAuthenticate(t *testing.T) {
+	s, clock := cachedSetup(t)
+	owner := s.owner
+	owner.ExpiresAt = clock.Now().Add(time.Minute)
+	s.tokens.byHash[HashToken(s.token)] = owner
+	check := s.auth.Recheck("Bearer " + s.token)
+	require.NoError(t, check(t.Context()))
+	require.NoError(t, check(t.Context()))
+	require.Equal(t, 1, s.tokens.callCount(), "the cache answers the second")
+
+	clock.Add(time.Minute)
+	require.ErrorIs(t, check(t.Context()), ErrTokenExpired)
+	_, err := s.auth.Authenticate(t.Context(), "Bearer "+s.token)
+	require.Equal(t, err, check(t.Context()))
+
+	delete(s.tokens.byHash, HashToken(s.token))
+	s.auth.ForgetToken(HashToken(s.token))
+	require.ErrorIs(t, check(t.Context()), ErrTokenUnknown, "revoked here")
+
+	require.Error(t, s.auth.Recheck("Bearer not-a-token")(t.Context()))
+	_, err = s.auth.Authenticate(t.Context(), "Basic abc")
+	require.Equal(t, err, s.auth.Recheck("Basic abc")(t.Context()))
+	require.NoError(t, s.auth.Recheck("")(t.Context()))
+}

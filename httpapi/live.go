@@ -180,10 +180,11 @@ func (l *liveTransports) admitInit(ctx context.Context, header string, closeWith
 // ends the connection. A check that cannot run (the table unreachable)
 // does not: the credential was good and nothing says otherwise.
 func (l *liveTransports) stillAllowed(header string) func() error {
+	check := l.authn.Recheck(header)
 	return func() error {
 		ctx := &lazyTimeout{Context: context.Background(), deadline: time.Now().Add(5 * time.Second)}
 		defer ctx.stop()
-		_, err := l.authn.Authenticate(ctx, header)
+		err := check(ctx)
 		if errors.Is(err, auth.ErrAuthUnavailable) {
 			return nil
 		}
