@@ -65,17 +65,6 @@ func (s *Store) CurrentExpenseWith(ctx context.Context, ref ExpenseRef, keys []G
 // creation time) strongly consistent, live or deleted, or nil: what a write
 // starts from, since an index lookup may lag behind the latest write.
 func (s *Store) CurrentExpense(ctx context.Context, ref ExpenseRef) (*Expense, error) {
-	ts := formatTime(ref.CreatedAt)
-	items, err := s.batchRead(ctx, []map[string]types.AttributeValue{
-		tableKey(groupPK(ref.GroupID), expenseSK(ts, ref.ID)),
-		tableKey(groupPK(ref.GroupID), deletedExpenseSK(ts, ref.ID)),
-	}, true)
-	if err != nil || len(items) == 0 {
-		return nil, err
-	}
-	es, err := decodeAll(items[:1], (*expenseRecord).expense)
-	if err != nil {
-		return nil, err
-	}
-	return &es[0], nil
+	e, _, err := s.CurrentExpenseWith(ctx, ref, nil)
+	return e, err
 }

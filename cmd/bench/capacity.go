@@ -378,50 +378,36 @@ func writtenItems(params any) []written {
 // askIndexes is a copy of an operation's input asking for its consumed
 // capacity by table and index (the caller's input stays as it was).
 func askIndexes(params any) any {
-	idx := types.ReturnConsumedCapacityIndexes
 	switch in := params.(type) {
 	case *dynamodb.GetItemInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.GetItemInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.QueryInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.QueryInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.ScanInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.ScanInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.BatchGetItemInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.BatchGetItemInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.TransactGetItemsInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.TransactGetItemsInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.PutItemInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.PutItemInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.UpdateItemInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.UpdateItemInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.DeleteItemInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.DeleteItemInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.BatchWriteItemInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.BatchWriteItemInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.TransactWriteItemsInput:
-		c := *in
-		c.ReturnConsumedCapacity = idx
-		return &c
+		return ask(in, func(c *dynamodb.TransactWriteItemsInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	}
 	return params
+}
+
+// ask is a copy of in with ReturnConsumedCapacity INDEXES.
+func ask[T any](in *T, field func(*T) *types.ReturnConsumedCapacity) any {
+	c := *in
+	*field(&c) = types.ReturnConsumedCapacityIndexes
+	return &c
 }
 
 // reported is the read and the write capacity an operation's output reports.

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,7 +62,6 @@ type writeScreen struct {
 	pool     chan *writeGroup // groups free for the server's next request
 	renamer  *renamer
 	joiners  atomic.Int64 // the next joining user's number
-	mu       sync.Mutex
 	rawPool  chan *rawGroup
 	rawLeft  atomic.Int64
 	prepared bool
