@@ -388,7 +388,9 @@ func askIndexes(params any) any {
 	case *dynamodb.BatchGetItemInput:
 		return ask(in, func(c *dynamodb.BatchGetItemInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.TransactGetItemsInput:
-		return ask(in, func(c *dynamodb.TransactGetItemsInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
+		return ask(in, func(c *dynamodb.TransactGetItemsInput) *types.ReturnConsumedCapacity {
+			return &c.ReturnConsumedCapacity
+		})
 	case *dynamodb.PutItemInput:
 		return ask(in, func(c *dynamodb.PutItemInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.UpdateItemInput:
@@ -398,7 +400,9 @@ func askIndexes(params any) any {
 	case *dynamodb.BatchWriteItemInput:
 		return ask(in, func(c *dynamodb.BatchWriteItemInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
 	case *dynamodb.TransactWriteItemsInput:
-		return ask(in, func(c *dynamodb.TransactWriteItemsInput) *types.ReturnConsumedCapacity { return &c.ReturnConsumedCapacity })
+		return ask(in, func(c *dynamodb.TransactWriteItemsInput) *types.ReturnConsumedCapacity {
+			return &c.ReturnConsumedCapacity
+		})
 	}
 	return params
 }
