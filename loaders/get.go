@@ -79,14 +79,14 @@ func Members(ctx context.Context, groupID string, userIDs []string) ([]*store.Me
 // PreloadMembers starts reading a group's METADATA and these users'
 // memberships in it, in one read that waits for no batch window, without
 // waiting for it: a request that checks the viewer (give their id) and then
-// the users an input names reads them all at once. At most MaxPreload
+// the users an input names reads them all at once. At most maxPreload
 // users are read.
 func PreloadMembers(ctx context.Context, groupID string, userIDs []string) {
 	from(ctx).items.preload(ctx, membersKeys(groupID, userIDs))
 }
 
 // GroupItemsToRead are the keys of a group's METADATA and these users'
-// memberships in it that the request has not read yet (at most MaxPreload
+// memberships in it that the request has not read yet (at most maxPreload
 // users): for a read that another one makes with its own (PrimeGroupItems).
 func GroupItemsToRead(ctx context.Context, groupID string, userIDs []string) []store.GroupItemKey {
 	c := from(ctx).items.cache
@@ -110,18 +110,18 @@ func PrimeGroupItems(ctx context.Context, keys []store.GroupItemKey, items []sto
 }
 
 // membersKeys are the keys of a group's METADATA and these users'
-// memberships, at most MaxPreload of them.
+// memberships, at most maxPreload of them.
 func membersKeys(groupID string, userIDs []string) []store.GroupItemKey {
 	keys := []store.GroupItemKey{store.GroupKey(groupID)}
-	for _, u := range userIDs[:min(len(userIDs), MaxPreload)] {
+	for _, u := range userIDs[:min(len(userIDs), maxPreload)] {
 		keys = append(keys, store.MemberKey{GroupID: groupID, UserID: u}.Item())
 	}
 	return keys
 }
 
-// MaxPreload bounds what one PreloadMembers reads, so that an input too
+// maxPreload bounds what one PreloadMembers reads, so that an input too
 // large to be valid cannot make a large read before it is refused.
-const MaxPreload = store.MaxExpenseParticipants + 1
+const maxPreload = store.MaxExpenseParticipants + 1
 
 // GroupAndMember is a group and one user's membership in it: the pair every
 // check of who may see a group needs, read together.

@@ -22,7 +22,7 @@ var (
 	seedGroupAttrs  = []string{"PK", "SK", "id", "chatId", "title", "currency", "createdAt", "memberCount"}
 )
 
-// seedCost is what the screen's action costs in seed 000's design, in write
+// seed000 is what the screen's action costs in seed 000's design, in write
 // units, from the items the server wrote for its first request; ok is false
 // where seed 000 has no such action (comments).
 func (w *writeScreen) seed000(ctx context.Context) (units float64, ok bool, err error) {
